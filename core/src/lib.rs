@@ -1,0 +1,17 @@
+//! The rules of localm memory: the on-disk store and its lock, settings, and (later) recall and
+//! consolidation decisions.
+//!
+//! **Invariant:** core reads no clock, environment or sockets and starts no runtime. Callers pass
+//! `now`, the resolved settings and the data dir in; every rule here is testable without a model.
+
+pub mod id;
+pub mod legacy;
+pub mod manage;
+pub mod record;
+pub mod settings;
+pub mod store;
+pub mod text;
+
+pub use record::{Kind, Provenance, Record, Source};
+pub use settings::{Mode, Settings};
+pub use store::{Store, StoreError};

@@ -1,0 +1,351 @@
+//! The user's operations on the store — add, forget, restore, accept, reject, list corrections,
+//! clear — with the rules the spec states, shared by the terminal and the API.
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+
+use crate::id::{resolve, Resolved};
+use crate::legacy::parse_legacy;
+use crate::record::{
+    Kind, Provenance, Record, Source, DEFAULT_IMPORTANCE, IMPORT_IMPORTANCE, MAX_RECORDS,
+};
+use crate::settings::Mode;
+use crate::store::archive::Archived;
+use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
+use crate::store::{ClearReport, Committed, Snapshot, Store, StoreError};
+use crate::text::{fact_key, normalize_fact, TextError};
+
+/// Why an operation was refused. Nothing was changed when one is returned.
+#[derive(Debug, thiserror::Error)]
+pub enum ManageError {
+    #[error("{0} is refused in privacy mode (memory writes nothing); switch to log or full mode to change memory")]
+    Privacy(&'static str),
+    #[error("the store already holds {MAX_RECORDS} records, the limit; forget one first")]
+    Full,
+    #[error("importance must be a number from 0 to 1, not {0}")]
+    BadImportance(f32),
+    #[error(transparent)]
+    Text(#[from] TextError),
+    #[error("no {what} has the id {query:?}")]
+    NotFound { what: &'static str, query: String },
+    #[error("{query:?} matches more than one {what}: {}; type more of the id", ids.join(", "))]
+    Ambiguous {
+        what: &'static str,
+        query: String,
+        ids: Vec<String>,
+    },
+    #[error(
+        "correction {id} no longer applies: its fact changed since it was proposed; reject it"
+    )]
+    Stale { id: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// How an operation is run: on which store, in which mode, at what time, by whom.
+pub struct Ctx<'a> {
+    pub store: &'a Store,
+    pub mode: Mode,
+    /// `<data dir>/chat-memory.md`, imported once on the first write in log/full mode.
+    pub legacy_file: PathBuf,
+    pub now: DateTime<Utc>,
+    /// Provenance `via` for what this caller types: "cli", "api".
+    pub via: &'static str,
+}
+
+/// The result of `add`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Added {
+    New(Record),
+    /// The same fact (ignoring case and spacing) was already there; nothing changed.
+    Existing(Record),
+}
+
+/// Which live record `query` (an id or unique prefix) names.
+pub fn find_record<'s>(snap: &'s Snapshot, query: &str) -> Result<&'s Record, ManageError> {
+    let i = resolved(
+        "fact",
+        query,
+        resolve(query, snap.records.iter().map(|r| r.id.as_str())),
+    )?;
+    Ok(&snap.records[i])
+}
+
+/// Which archived record `query` names.
+pub fn find_archived<'s>(snap: &'s Snapshot, query: &str) -> Result<&'s Archived, ManageError> {
+    let i = resolved(
+        "forgotten fact",
+        query,
+        resolve(query, snap.archive.iter().map(|a| a.record.id.as_str())),
+    )?;
+    Ok(&snap.archive[i])
+}
+
+/// Which pending correction `query` names.
+pub fn find_correction<'s>(snap: &'s Snapshot, query: &str) -> Result<&'s Correction, ManageError> {
+    let pending: Vec<&Correction> = pending(snap).collect();
+    let i = resolved(
+        "pending correction",
+        query,
+        resolve(query, pending.iter().map(|c| c.id.as_str())),
+    )?;
+    Ok(pending[i])
+}
+
+fn resolved(what: &'static str, query: &str, r: Resolved<usize>) -> Result<usize, ManageError> {
+    match r {
+        Resolved::Found(i) => Ok(i),
+        Resolved::NotFound => Err(ManageError::NotFound {
+            what,
+            query: query.to_string(),
+        }),
+        Resolved::Ambiguous(ids) => Err(ManageError::Ambiguous {
+            what,
+            query: query.to_string(),
+            ids,
+        }),
+    }
+}
+
+fn pending(snap: &Snapshot) -> impl Iterator<Item = &Correction> {
+    snap.corrections
+        .iter()
+        .filter(|c| c.status == CorrectionStatus::Pending)
+}
+
+/// Save a fact the user typed: source `user`, importance 0–1 (default 0.8).
+pub fn add(
+    ctx: &Ctx,
+    text: &str,
+    kind: Kind,
+    importance: Option<f32>,
+) -> Result<Committed<Added>, ManageError> {
+    refuse_in_privacy(ctx, "add")?;
+    let text = normalize_fact(text)?;
+    let importance = importance.unwrap_or(DEFAULT_IMPORTANCE);
+    if !(0.0..=1.0).contains(&importance) {
+        return Err(ManageError::BadImportance(importance));
+    }
+    ctx.store.write(|snap| {
+        import_legacy_once(ctx, snap)?;
+        let key = fact_key(&text);
+        if let Some(existing) = snap.records.iter().find(|r| fact_key(&r.text) == key) {
+            return Ok(Added::Existing(existing.clone()));
+        }
+        if snap.records.len() >= MAX_RECORDS {
+            return Err(ManageError::Full);
+        }
+        let record = Record {
+            id: snap.fresh_id(&text, ctx.now),
+            text: text.clone(),
+            kind,
+            source: Source::User,
+            importance,
+            created_at: ctx.now,
+            updated_at: ctx.now,
+            last_recalled_at: None,
+            recall_count: 0,
+            provenance: Provenance {
+                via: Some(ctx.via.to_string()),
+                ..Provenance::default()
+            },
+        };
+        snap.records.push(record.clone());
+        Ok(Added::New(record))
+    })
+}
+
+/// Delete one live record outright (not archived; not recoverable). Allowed in every mode.
+pub fn forget(ctx: &Ctx, id: &str) -> Result<Committed<Record>, ManageError> {
+    ctx.store.write(|snap| {
+        let id = find_record(snap, id)?.id.clone();
+        let at = snap.records.iter().position(|r| r.id == id);
+        let removed = snap.records.remove(at.unwrap_or_default());
+        Ok(removed)
+    })
+}
+
+/// Bring an archived record back into the live store.
+pub fn restore(ctx: &Ctx, id: &str) -> Result<Committed<Record>, ManageError> {
+    refuse_in_privacy(ctx, "restore")?;
+    ctx.store.write(|snap| {
+        import_legacy_once(ctx, snap)?;
+        let archived_id = find_archived(snap, id)?.record.id.clone();
+        let key = {
+            let a = find_archived(snap, &archived_id)?;
+            fact_key(&a.record.text)
+        };
+        if let Some(live) = snap
+            .records
+            .iter()
+            .find(|r| fact_key(&r.text) == key)
+            .cloned()
+        {
+            snap.archive.retain(|a| a.record.id != archived_id);
+            return Ok(live);
+        }
+        if snap.records.len() >= MAX_RECORDS {
+            return Err(ManageError::Full);
+        }
+        let at = snap.archive.iter().position(|a| a.record.id == archived_id);
+        let mut record = snap.archive.remove(at.unwrap_or_default()).record;
+        record.updated_at = ctx.now;
+        snap.records.push(record.clone());
+        Ok(record)
+    })
+}
+
+/// The pending corrections, after pruning those whose target fact is gone. In privacy mode,
+/// nothing (pruning is a write).
+pub fn corrections(ctx: &Ctx) -> Result<Committed<Vec<Correction>>, ManageError> {
+    if !ctx.mode.allows_writes() {
+        return Ok(Committed {
+            value: Vec::new(),
+            corrupt_moved: Vec::new(),
+        });
+    }
+    ctx.store.write(|snap| {
+        prune_orphans(snap);
+        Ok(pending(snap).cloned().collect())
+    })
+}
+
+/// Apply a pending correction: archive the old value first, then change or delete the fact.
+/// Returns the correction and the record as it now is (None for a delete).
+pub fn accept(ctx: &Ctx, id: &str) -> Result<Committed<(Correction, Option<Record>)>, ManageError> {
+    refuse_in_privacy(ctx, "accept")?;
+    ctx.store.write(|snap| {
+        import_legacy_once(ctx, snap)?;
+        prune_orphans(snap);
+        let correction = find_correction(snap, id)?.clone();
+        let at = snap
+            .records
+            .iter()
+            .position(|r| r.id == correction.target)
+            .ok_or_else(|| ManageError::Stale {
+                id: correction.id.clone(),
+            })?;
+        if fact_key(&snap.records[at].text) != fact_key(&correction.old_text) {
+            return Err(ManageError::Stale {
+                id: correction.id.clone(),
+            });
+        }
+        let old = snap.records[at].clone();
+        let result = match (correction.op, &correction.new_text) {
+            (CorrectionOp::Update, Some(new_text)) => {
+                let new_text = normalize_fact(new_text)?;
+                snap.archive_record(
+                    old,
+                    crate::store::archive::ArchiveReason::Superseded,
+                    ctx.now,
+                );
+                let rec = &mut snap.records[at];
+                rec.text = new_text;
+                rec.updated_at = ctx.now;
+                rec.provenance.via = Some(format!("correction {}", correction.id));
+                Some(rec.clone())
+            }
+            _ => {
+                snap.records.remove(at);
+                snap.archive_record(
+                    old,
+                    crate::store::archive::ArchiveReason::Superseded,
+                    ctx.now,
+                );
+                None
+            }
+        };
+        snap.corrections.retain(|c| c.id != correction.id);
+        Ok((correction, result))
+    })
+}
+
+/// Dismiss a pending correction; it is remembered so the same contradiction is not proposed again.
+pub fn reject(ctx: &Ctx, id: &str) -> Result<Committed<Correction>, ManageError> {
+    refuse_in_privacy(ctx, "reject")?;
+    ctx.store.write(|snap| {
+        import_legacy_once(ctx, snap)?;
+        let cid = find_correction(snap, id)?.id.clone();
+        let c = snap
+            .corrections
+            .iter_mut()
+            .find(|c| c.id == cid)
+            .ok_or(ManageError::NotFound {
+                what: "pending correction",
+                query: cid.clone(),
+            })?;
+        c.status = CorrectionStatus::Dismissed;
+        Ok(c.clone())
+    })
+}
+
+/// Erase everything: live facts, the archive, corrections, vectors. Allowed in every mode.
+pub fn clear(ctx: &Ctx) -> Result<ClearReport, ManageError> {
+    Ok(ctx.store.clear()?)
+}
+
+fn refuse_in_privacy(ctx: &Ctx, what: &'static str) -> Result<(), ManageError> {
+    if ctx.mode.allows_writes() {
+        Ok(())
+    } else {
+        Err(ManageError::Privacy(what))
+    }
+}
+
+/// Drop pending proposals whose target fact is gone. Dismissed ones stay: they are what keeps a
+/// rejected contradiction from being proposed again.
+fn prune_orphans(snap: &mut Snapshot) {
+    let live: std::collections::HashSet<String> =
+        snap.records.iter().map(|r| r.id.clone()).collect();
+    snap.corrections
+        .retain(|c| c.status != CorrectionStatus::Pending || live.contains(&c.target));
+}
+
+/// Import `chat-memory.md` once, the first time the store is written in log/full mode.
+pub fn import_legacy_once(ctx: &Ctx, snap: &mut Snapshot) -> Result<usize, StoreError> {
+    if !ctx.mode.allows_writes() || snap.state.legacy_imported {
+        return Ok(0);
+    }
+    let text = match std::fs::read_to_string(&ctx.legacy_file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(StoreError::Read {
+                path: ctx.legacy_file.clone(),
+                source,
+            })
+        }
+    };
+    let mut imported = 0;
+    for fact in parse_legacy(&text) {
+        if snap.records.len() >= MAX_RECORDS {
+            break;
+        }
+        let key = fact_key(&fact);
+        if snap.records.iter().any(|r| fact_key(&r.text) == key) {
+            continue;
+        }
+        snap.records.push(Record {
+            id: snap.fresh_id(&fact, ctx.now),
+            text: fact,
+            kind: Kind::Semantic,
+            source: Source::Import,
+            importance: IMPORT_IMPORTANCE,
+            created_at: ctx.now,
+            updated_at: ctx.now,
+            last_recalled_at: None,
+            recall_count: 0,
+            provenance: Provenance {
+                via: Some(crate::legacy::LEGACY_FILE.to_string()),
+                ..Provenance::default()
+            },
+        });
+        imported += 1;
+    }
+    snap.state.legacy_imported = true;
+    Ok(imported)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,131 @@
+//! Record, Kind, Source and the limits every record obeys: plain data, as stored on disk.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// A namespace holds at most this many live records.
+pub const MAX_RECORDS: usize = 256;
+/// A record's text is at most this many characters.
+pub const MAX_TEXT_CHARS: usize = 500;
+/// Importance a synthesized record can reach at most.
+pub const SYNTH_IMPORTANCE_CAP: f32 = 0.85;
+/// Importance of a fact added by the user when none is given.
+pub const DEFAULT_IMPORTANCE: f32 = 0.8;
+/// Importance given to facts imported from the legacy `chat-memory.md`.
+pub const IMPORT_IMPORTANCE: f32 = 0.7;
+
+/// What a record is: a standing fact, or a one-line summary of something that happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Semantic,
+    Episodic,
+}
+
+/// Where a record came from; governs how far it is trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// Typed by the user. Trusted; never rewritten by a model without approval.
+    User,
+    /// Distilled by the model from a session. Importance-capped.
+    Synth,
+    /// Migrated from the legacy flat `chat-memory.md`.
+    Import,
+}
+
+impl Source {
+    /// User-typed and imported facts are trusted: no decay, no silent model edits.
+    pub fn is_trusted(self) -> bool {
+        matches!(self, Source::User | Source::Import)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::User => "user",
+            Source::Synth => "synth",
+            Source::Import => "import",
+        }
+    }
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Semantic => "semantic",
+            Kind::Episodic => "episodic",
+        }
+    }
+}
+
+/// Where a record's text came from, for `memory show`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// Session ids the fact was distilled from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sessions: Vec<String>,
+    /// The consolidation pass that wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass: Option<String>,
+    /// Who or what typed it: "cli", "api", "chat-memory.md", "correction <id>", "restore".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+}
+
+/// One remembered fact: one JSON object a line in `memory.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub id: String,
+    pub text: String,
+    pub kind: Kind,
+    pub source: Source,
+    pub importance: f32,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    #[serde(default)]
+    pub last_recalled_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub recall_count: u32,
+    #[serde(default)]
+    pub provenance: Provenance,
+}
+
+impl Record {
+    /// The importance a record of `source` may carry: clamped to 0–1, synth capped at 0.85.
+    pub fn clamp_importance(source: Source, importance: f32) -> f32 {
+        let cap = if source == Source::Synth {
+            SYNTH_IMPORTANCE_CAP
+        } else {
+            1.0
+        };
+        if importance.is_nan() {
+            return 0.0;
+        }
+        importance.clamp(0.0, cap)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synth_importance_is_capped_and_user_is_not() {
+        assert_eq!(Record::clamp_importance(Source::Synth, 0.99), 0.85);
+        assert_eq!(Record::clamp_importance(Source::User, 0.99), 0.99);
+        assert_eq!(Record::clamp_importance(Source::Import, 1.5), 1.0);
+        assert_eq!(Record::clamp_importance(Source::User, -1.0), 0.0);
+        assert_eq!(Record::clamp_importance(Source::User, f32::NAN), 0.0);
+    }
+
+    #[test]
+    fn record_round_trips_through_json() {
+        let line = r#"{"id":"a1b2c3d4","text":"Prefers tea","kind":"semantic","source":"user","importance":0.8,"created_at":"2026-01-02T03:04:05Z","updated_at":"2026-01-02T03:04:05Z"}"#;
+        let rec: Record = serde_json::from_str(line).unwrap();
+        assert_eq!(rec.recall_count, 0);
+        assert_eq!(rec.last_recalled_at, None);
+        let back = serde_json::to_string(&rec).unwrap();
+        let again: Record = serde_json::from_str(&back).unwrap();
+        assert_eq!(rec, again);
+    }
+}

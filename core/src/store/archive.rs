@@ -1,0 +1,38 @@
+//! The `.forgotten.jsonl` archive: records localm dropped on its own (evicted at the cap, decayed,
+//! or superseded by an accepted correction), recoverable with `restore`.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::record::Record;
+
+/// Why a record was archived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ArchiveReason {
+    /// Dropped to stay within the 256-record cap.
+    Evicted,
+    /// A low-value synthesized memory that decayed.
+    Decayed,
+    /// The old value of a record whose correction the user accepted.
+    Superseded,
+}
+
+impl ArchiveReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArchiveReason::Evicted => "evicted",
+            ArchiveReason::Decayed => "decayed",
+            ArchiveReason::Superseded => "superseded",
+        }
+    }
+}
+
+/// One archived record: the record as it was, plus when and why it was archived.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Archived {
+    #[serde(flatten)]
+    pub record: Record,
+    pub archived_at: DateTime<Utc>,
+    pub reason: ArchiveReason,
+}

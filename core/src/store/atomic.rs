@@ -1,0 +1,121 @@
+//! Atomic file replacement: write a temp file beside the target, fsync it, rename it over the
+//! target, fsync the folder. A reader sees the old file or the new one, never half of either.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Replace `path` with `bytes` atomically. Files are private to the owner (0600).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = temp_path(path);
+    let result = (|| {
+        let mut file = open_private(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, path)?;
+        sync_dir(path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Remove `path` if it exists, then fsync its folder so the removal is durable.
+pub fn remove_durable(path: &Path) -> io::Result<()> {
+    match fs::remove_file(path) {
+        Ok(()) => sync_dir(path),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Append `bytes` to `path` (created 0600 if missing) and fsync it.
+pub fn append_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut opts = OpenOptions::new();
+    opts.create(true).append(true);
+    set_private_mode(&mut opts);
+    let mut file = opts.open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    sync_dir(path)
+}
+
+/// The temp name used for `path`: hidden, in the same folder (so rename is atomic), per process.
+pub fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// Whether a file name is one of our temp files (left behind by a process that died mid-write).
+pub fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.') && name.contains(".tmp-")
+}
+
+fn open_private(path: &Path) -> io::Result<File> {
+    let mut opts = OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    set_private_mode(&mut opts);
+    opts.open(path)
+}
+
+#[cfg(unix)]
+fn set_private_mode(opts: &mut OpenOptions) {
+    use std::os::unix::fs::OpenOptionsExt;
+    opts.mode(0o600);
+}
+
+#[cfg(not(unix))]
+fn set_private_mode(_opts: &mut OpenOptions) {}
+
+#[cfg(unix)]
+fn sync_dir(path: &Path) -> io::Result<()> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => File::open(dir)?.sync_all(),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_path: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_whole_file_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.jsonl");
+        write_atomic(&path, b"one\n").unwrap();
+        write_atomic(&path, b"two\n").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"two\n");
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "no temp file left behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn files_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        write_atomic(&path, b"x").unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+
+    #[test]
+    fn failed_write_leaves_target_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing-dir").join("f");
+        assert!(write_atomic(&path, b"x").is_err());
+        assert!(!path.exists());
+    }
+}

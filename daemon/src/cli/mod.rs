@@ -1,0 +1,99 @@
+//! The command line: the clap definitions (no side effects) and dispatch to one file per group.
+
+mod memory;
+mod output;
+
+use std::path::PathBuf;
+
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use localm_core::settings::{resolve_mode, Mode, Settings};
+
+use crate::paths;
+
+/// localm memory: durable, private memory for a local LLM chat app.
+///
+/// Remembers a small set of facts about you and one-line summaries of past sessions, in a plain
+/// JSONL store on this machine. Nothing leaves the machine.
+#[derive(Debug, Parser)]
+#[command(
+    name = "localm",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct Global {
+    /// Data dir [default: the platform data dir, e.g. ~/.local/share/localm]
+    #[arg(long, global = true, env = "LOCALM_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Session mode for this command: privacy writes nothing; log and full let memory grow.
+    /// Overrides LOCALM_MODE and settings.json.
+    #[arg(long, global = true, value_enum, value_name = "MODE")]
+    pub mode: Option<ModeArg>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    Privacy,
+    Log,
+    Full,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Privacy => Mode::Privacy,
+            ModeArg::Log => Mode::Log,
+            ModeArg::Full => Mode::Full,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Manage the memory store directly (works with or without the daemon).
+    #[command(subcommand)]
+    Memory(memory::MemoryCommand),
+    /// Print shell completions for SHELL to stdout.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// What every command needs: where the data is and which mode is in force.
+pub struct Context {
+    pub data_dir: PathBuf,
+    pub mode: Mode,
+}
+
+impl Context {
+    fn resolve(global: &Global) -> anyhow::Result<Context> {
+        let data_dir = paths::data_dir(global.data_dir.clone())?;
+        let settings = Settings::load(&data_dir)?;
+        let env_mode = std::env::var("LOCALM_MODE").ok();
+        let mode = resolve_mode(global.mode.map(Mode::from), env_mode.as_deref(), &settings)?;
+        Ok(Context { data_dir, mode })
+    }
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Completions { shell } => {
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "localm", &mut std::io::stdout());
+            Ok(())
+        }
+        Command::Memory(cmd) => {
+            let ctx = Context::resolve(&cli.global)?;
+            memory::run(&ctx, cmd)
+        }
+    }
+}

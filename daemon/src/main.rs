@@ -1,0 +1,20 @@
+//! `localm`: parse the command line, dispatch, and turn errors into one line and an exit code.
+
+mod cli;
+mod exit;
+mod paths;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        Err(e) => return exit::usage(e),
+    };
+    match cli::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => exit::report(&e),
+    }
+}

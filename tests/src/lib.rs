@@ -1,0 +1,122 @@
+//! Helpers for the end-to-end tests: find the built `localm` binary and run it on a temp data dir.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The `localm` binary under test: `$LOCALM_BIN`, else `target/<profile>/localm` next to this
+/// test executable (`scripts/test` builds it first).
+pub fn bin() -> PathBuf {
+    if let Some(p) = std::env::var_os("LOCALM_BIN") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().expect("current exe");
+    // target/<profile>/deps/<test-binary>
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("test binary lives in target/<profile>/deps");
+    let bin = profile_dir.join("localm");
+    assert!(
+        bin.exists(),
+        "{} not found: run `cargo build -p localm` (scripts/test does) or set LOCALM_BIN",
+        bin.display()
+    );
+    bin
+}
+
+/// A temp data dir and a way to run `localm` against it, with a clean environment.
+pub struct Env {
+    pub dir: tempfile::TempDir,
+}
+
+impl Default for Env {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Env {
+    pub fn new() -> Env {
+        Env {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The store folder of the chat namespace.
+    pub fn store_dir(&self) -> PathBuf {
+        self.dir.path().join("memory").join("chat")
+    }
+
+    /// `localm ARGS` with `LOCALM_DATA_DIR` set to the temp dir and no `LOCALM_MODE`.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(bin());
+        cmd.args(args)
+            .env("LOCALM_DATA_DIR", self.dir.path())
+            .env_remove("LOCALM_MODE")
+            .env_remove("RUST_LOG")
+            .stdin(std::process::Stdio::null());
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        Run(self.cmd(args).output().expect("run localm"))
+    }
+
+    /// Run in log mode (memory writes allowed).
+    pub fn log(&self, args: &[&str]) -> Run {
+        Run(self
+            .cmd(args)
+            .env("LOCALM_MODE", "log")
+            .output()
+            .expect("run localm"))
+    }
+
+    /// The live records as JSON values (`memory list --json`).
+    pub fn records(&self) -> Vec<serde_json::Value> {
+        let out = self.run(&["memory", "list", "--json"]).ok();
+        let v: serde_json::Value = serde_json::from_str(&out).expect("list --json is JSON");
+        v["records"].as_array().cloned().unwrap_or_default()
+    }
+}
+
+/// A finished run, with helpers that print everything when an expectation fails.
+pub struct Run(pub Output);
+
+impl Run {
+    pub fn code(&self) -> i32 {
+        self.0.status.code().unwrap_or(-1)
+    }
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.0.stdout).into_owned()
+    }
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.0.stderr).into_owned()
+    }
+    /// Expect success; returns stdout.
+    pub fn ok(&self) -> String {
+        assert_eq!(self.code(), 0, "expected success\n{}", self.describe());
+        self.stdout()
+    }
+    /// Expect exit `code`; returns stderr.
+    pub fn fails(&self, code: i32) -> String {
+        assert_eq!(
+            self.code(),
+            code,
+            "expected exit {code}\n{}",
+            self.describe()
+        );
+        self.stderr()
+    }
+    pub fn describe(&self) -> String {
+        format!(
+            "exit: {:?}\nstdout:\n{}\nstderr:\n{}",
+            self.0.status,
+            self.stdout(),
+            self.stderr()
+        )
+    }
+}
