@@ -4,9 +4,11 @@
 //! **Invariant:** core reads no clock, environment or sockets and starts no runtime. Callers pass
 //! `now`, the resolved settings and the data dir in; every rule here is testable without a model.
 
+pub mod engine;
 pub mod id;
 pub mod legacy;
 pub mod manage;
+pub mod recall;
 pub mod record;
 pub mod settings;
 pub mod store;

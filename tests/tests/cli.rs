@@ -11,7 +11,11 @@ use serde_json::Value;
 fn add(env: &Env, text: &str) -> String {
     let out = env.log(&["memory", "add", text]).ok();
     // "remembered <id>: <text>"
-    out.split_whitespace().nth(1).unwrap().trim_end_matches(':').to_string()
+    out.split_whitespace()
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(':')
+        .to_string()
 }
 
 fn write_store_file(env: &Env, name: &str, lines: &[Value]) {
@@ -42,7 +46,15 @@ fn add_list_show_forget_round_trip() {
 
     let recs = env.records();
     assert_eq!(recs.len(), 1);
-    for key in ["id", "text", "kind", "source", "importance", "created_at", "updated_at"] {
+    for key in [
+        "id",
+        "text",
+        "kind",
+        "source",
+        "importance",
+        "created_at",
+        "updated_at",
+    ] {
         assert!(recs[0].get(key).is_some(), "list --json has {key}");
     }
     assert_eq!(recs[0]["source"], "user");
@@ -53,25 +65,47 @@ fn add_list_show_forget_round_trip() {
     assert!(env.records().is_empty());
     let archived = env.run(&["memory", "forgotten", "--json"]).ok();
     let v: Value = serde_json::from_str(&archived).unwrap();
-    assert!(v["forgotten"].as_array().unwrap().is_empty(), "forget does not archive");
+    assert!(
+        v["forgotten"].as_array().unwrap().is_empty(),
+        "forget does not archive"
+    );
 }
 
 #[test]
 fn add_options_and_their_usage_errors() {
     let env = Env::new();
-    env.log(&["memory", "add", "Fixed the upload test", "--kind", "episodic", "--importance", "0.3"])
-        .ok();
+    env.log(&[
+        "memory",
+        "add",
+        "Fixed the upload test",
+        "--kind",
+        "episodic",
+        "--importance",
+        "0.3",
+    ])
+    .ok();
     let r = &env.records()[0];
     assert_eq!(r["kind"], "episodic");
     assert!((r["importance"].as_f64().unwrap() - 0.3).abs() < 1e-6);
     // Episodic summaries are listed with --all only; JSON always has them.
     assert!(!env.run(&["memory", "list"]).ok().contains("upload"));
-    assert!(env.run(&["memory", "list", "--all"]).ok().contains("upload"));
+    assert!(env
+        .run(&["memory", "list", "--all"])
+        .ok()
+        .contains("upload"));
 
     let cases: &[(&[&str], i32, &str)] = &[
         (&["memory", "add", "x", "--kind", "procedural"], 2, "--kind"),
-        (&["memory", "add", "x", "--importance", "1.5"], 2, "outside 0 to 1"),
-        (&["memory", "add", "x", "--importance", "lots"], 2, "not a number"),
+        (
+            &["memory", "add", "x", "--importance", "1.5"],
+            2,
+            "outside 0 to 1",
+        ),
+        (
+            &["memory", "add", "x", "--importance", "lots"],
+            2,
+            "not a number",
+        ),
         (&["memory", "add", "x", "--source", "synth"], 2, "--source"),
         (&["memory", "add", "   "], 2, "the fact is empty"),
         (&["memory", "add"], 2, "required"),
@@ -84,7 +118,10 @@ fn add_options_and_their_usage_errors() {
     }
     let long = "a".repeat(501);
     let err = env.log(&["memory", "add", &long]).fails(5);
-    assert!(err.contains("501 characters long; the limit is 500"), "{err}");
+    assert!(
+        err.contains("501 characters long; the limit is 500"),
+        "{err}"
+    );
     assert_eq!(env.records().len(), 1, "no refusal changed anything");
 }
 
@@ -131,7 +168,10 @@ fn privacy_mode_refuses_writes_but_allows_reading_forgetting_clearing() {
 
     env.run(&["memory", "list"]).ok();
     env.run(&["memory", "show", &id]).ok();
-    assert!(env.run(&["memory", "forgotten"]).ok().contains("Archived fact"));
+    assert!(env
+        .run(&["memory", "forgotten"])
+        .ok()
+        .contains("Archived fact"));
     env.run(&["memory", "forget", &id, "-y"]).ok();
     env.run(&["memory", "clear", "-y"]).ok();
     assert!(env.records().is_empty());
@@ -174,7 +214,10 @@ fn ids_accept_unique_prefixes_and_say_when_ambiguous_or_unknown() {
     write_store_file(
         &env,
         "memory.jsonl",
-        &[record("abc00001", "one", "user"), record("abd00002", "two", "user")],
+        &[
+            record("abc00001", "one", "user"),
+            record("abd00002", "two", "user"),
+        ],
     );
     assert!(env.run(&["memory", "show", "abd"]).ok().contains("two"));
     let err = env.run(&["memory", "show", "ab"]).fails(6);
@@ -197,17 +240,18 @@ fn forget_and_clear_need_confirmation_without_a_terminal() {
 /// On a real terminal (a pty from `script`), forget asks and honours the answer.
 #[test]
 fn forget_asks_on_a_terminal() {
-    if std::process::Command::new("script").arg("--version").output().is_err() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         eprintln!("skipped: no `script` command to make a pty");
         return;
     }
     let env = Env::new();
     let id = add(&env, "Keep me");
     let run = |answer: &str| {
-        let cmd = format!(
-            "{} memory forget {id}",
-            localm_tests::bin().display()
-        );
+        let cmd = format!("{} memory forget {id}", localm_tests::bin().display());
         let mut child = std::process::Command::new("script")
             .args(["-qec", &cmd, "/dev/null"])
             .env("LOCALM_DATA_DIR", env.data_dir())
@@ -248,9 +292,15 @@ fn a_locked_store_is_reported_with_its_holder_and_left_unchanged() {
     .unwrap();
     let started = std::time::Instant::now();
     let err = env.log(&["memory", "add", "Blocked fact"]).fails(4);
-    assert!(started.elapsed() >= Duration::from_millis(1500), "waited about 2 s");
     assert!(
-        err.contains(&format!("pid {} (test-holder consolidate)", std::process::id())),
+        started.elapsed() >= Duration::from_millis(1500),
+        "waited about 2 s"
+    );
+    assert!(
+        err.contains(&format!(
+            "pid {} (test-holder consolidate)",
+            std::process::id()
+        )),
         "{err}"
     );
     assert!(err.contains("nothing was changed"), "{err}");
@@ -258,7 +308,10 @@ fn a_locked_store_is_reported_with_its_holder_and_left_unchanged() {
     env.run(&["memory", "forget", &id, "-y"]).fails(4);
     // Reading needs no lock.
     assert!(env.run(&["memory", "list"]).ok().contains("Existing fact"));
-    assert_eq!(fs::read(env.store_dir().join("memory.jsonl")).unwrap(), before);
+    assert_eq!(
+        fs::read(env.store_dir().join("memory.jsonl")).unwrap(),
+        before
+    );
     drop(lock);
     env.log(&["memory", "add", "Unblocked fact"]).ok();
 }
@@ -272,7 +325,8 @@ fn two_processes_writing_at_once_lose_nothing() {
             let env = &env;
             s.spawn(move || {
                 for i in 0..per_writer {
-                    env.log(&["memory", "add", &format!("writer {w} fact {i}")]).ok();
+                    env.log(&["memory", "add", &format!("writer {w} fact {i}")])
+                        .ok();
                 }
             });
         }
@@ -295,7 +349,13 @@ fn a_process_killed_mid_write_leaves_the_previous_store_intact() {
     let env = Env::new();
     // A store near the cap makes each write large enough to be caught mid-way.
     let lines: Vec<Value> = (0..200)
-        .map(|i| record(&format!("{i:08x}"), &format!("{i} {}", "padding ".repeat(50)), "user"))
+        .map(|i| {
+            record(
+                &format!("{i:08x}"),
+                &format!("{i} {}", "padding ".repeat(50)),
+                "user",
+            )
+        })
         .collect();
     write_store_file(&env, "memory.jsonl", &lines);
     for round in 0..25u64 {
@@ -319,10 +379,18 @@ fn a_process_killed_mid_write_leaves_the_previous_store_intact() {
     }
     let listed = env.run(&["memory", "list"]);
     assert_eq!(listed.code(), 0);
-    assert!(!listed.stderr().contains("unreadable"), "{}", listed.stderr());
+    assert!(
+        !listed.stderr().contains("unreadable"),
+        "{}",
+        listed.stderr()
+    );
     assert!(!env.store_dir().join("memory.jsonl.corrupt").exists());
     // A temp file left by a dead writer and a stale lock do not block the next writer.
-    fs::write(env.store_dir().join(".memory.jsonl.tmp-999999"), "half a rec").unwrap();
+    fs::write(
+        env.store_dir().join(".memory.jsonl.tmp-999999"),
+        "half a rec",
+    )
+    .unwrap();
     fs::write(env.store_dir().join(".lock"), "pid=999999\ncommand=dead\n").unwrap();
     env.log(&["memory", "add", "after the crash"]).ok();
     assert!(env.records().iter().any(|r| r["text"] == "after the crash"));
@@ -339,11 +407,21 @@ fn a_corrupt_line_is_reported_and_survives_in_the_corrupt_file() {
 
     let listed = env.run(&["memory", "list"]);
     assert!(listed.ok().contains("Good fact"));
-    assert!(listed.stderr().contains("1 unreadable line in memory.jsonl (line 2)"), "{}", listed.stderr());
+    assert!(
+        listed
+            .stderr()
+            .contains("1 unreadable line in memory.jsonl (line 2)"),
+        "{}",
+        listed.stderr()
+    );
 
     let added = env.log(&["memory", "add", "Another fact"]);
     added.ok();
-    assert!(added.stderr().contains("moved 1 unreadable line"), "{}", added.stderr());
+    assert!(
+        added.stderr().contains("moved 1 unreadable line"),
+        "{}",
+        added.stderr()
+    );
     let aside = fs::read_to_string(env.store_dir().join("memory.jsonl.corrupt")).unwrap();
     assert_eq!(aside, "{\"id\": \"half a line\n");
     assert_eq!(env.records().len(), 2);
@@ -358,12 +436,18 @@ fn forgotten_and_restore_reach_only_the_archive() {
     a["reason"] = "evicted".into();
     write_store_file(&env, ".forgotten.jsonl", &[a]);
     let listed = env.run(&["memory", "forgotten"]).ok();
-    assert!(listed.contains("feed0001") && listed.contains("evicted"), "{listed}");
+    assert!(
+        listed.contains("feed0001") && listed.contains("evicted"),
+        "{listed}"
+    );
     env.log(&["memory", "restore", &live]).fails(6);
     let out = env.log(&["memory", "restore", "feed"]).ok();
     assert!(out.contains("restored feed0001"), "{out}");
     assert_eq!(env.records().len(), 2);
-    assert!(env.run(&["memory", "forgotten"]).ok().contains("nothing archived"));
+    assert!(env
+        .run(&["memory", "forgotten"])
+        .ok()
+        .contains("nothing archived"));
 }
 
 fn correction(id: &str, target: &str, op: &str, old: &str, new: Option<&str>) -> Value {
@@ -392,13 +476,22 @@ fn corrections_accept_and_reject() {
         &env,
         "corrections.jsonl",
         &[
-            correction("c0000001", "aaaa0001", "update", "Works at Acme", Some("Works at Initech")),
+            correction(
+                "c0000001",
+                "aaaa0001",
+                "update",
+                "Works at Acme",
+                Some("Works at Initech"),
+            ),
             correction("c0000002", "aaaa0002", "delete", "Owns a cat", None),
             correction("c0000003", "gone0000", "delete", "Vanished", None),
         ],
     );
     let listed = env.log(&["memory", "corrections"]).ok();
-    assert!(listed.contains("Works at Acme  →  Works at Initech"), "{listed}");
+    assert!(
+        listed.contains("Works at Acme  →  Works at Initech"),
+        "{listed}"
+    );
     assert!(!listed.contains("Vanished"), "orphan pruned: {listed}");
     let json: Value =
         serde_json::from_str(&env.log(&["memory", "corrections", "--json"]).ok()).unwrap();
@@ -412,11 +505,20 @@ fn corrections_accept_and_reject() {
     let texts: Vec<Value> = env.records().iter().map(|r| r["text"].clone()).collect();
     assert_eq!(texts, vec!["Works at Initech", "Owns a cat"]);
     let archive = env.run(&["memory", "forgotten"]).ok();
-    assert!(archive.contains("Works at Acme") && archive.contains("superseded"), "{archive}");
-    assert!(env.log(&["memory", "corrections"]).ok().contains("no corrections waiting"));
+    assert!(
+        archive.contains("Works at Acme") && archive.contains("superseded"),
+        "{archive}"
+    );
+    assert!(env
+        .log(&["memory", "corrections"])
+        .ok()
+        .contains("no corrections waiting"));
     env.log(&["memory", "accept", "c0000002"]).fails(6);
     let raw = fs::read_to_string(env.store_dir().join("corrections.jsonl")).unwrap();
-    assert!(raw.contains("dismissed"), "a rejection is remembered: {raw}");
+    assert!(
+        raw.contains("dismissed"),
+        "a rejection is remembered: {raw}"
+    );
 }
 
 #[test]
@@ -430,11 +532,24 @@ fn clear_leaves_no_fact_text_anywhere_on_disk() {
     write_store_file(
         &env,
         "corrections.jsonl",
-        &[correction("c1", "x", "update", "Secret old", Some("Secret new"))],
+        &[correction(
+            "c1",
+            "x",
+            "update",
+            "Secret old",
+            Some("Secret new"),
+        )],
     );
-    fs::write(env.store_dir().join("memory.jsonl.corrupt"), "Secret corrupt\n").unwrap();
+    fs::write(
+        env.store_dir().join("memory.jsonl.corrupt"),
+        "Secret corrupt\n",
+    )
+    .unwrap();
     let out = env.run(&["memory", "clear", "-y"]).ok();
-    assert!(out.contains("erased 1 facts, 1 archived, 1 corrections"), "{out}");
+    assert!(
+        out.contains("erased 1 facts, 1 archived, 1 corrections"),
+        "{out}"
+    );
     for entry in fs::read_dir(env.store_dir()).unwrap() {
         let bytes = fs::read(entry.unwrap().path()).unwrap();
         assert!(!String::from_utf8_lossy(&bytes).contains("Secret"));
@@ -466,7 +581,18 @@ fn legacy_chat_memory_is_imported_once_in_log_mode() {
 fn help_and_completions() {
     let env = Env::new();
     let help = env.run(&["memory", "--help"]).ok();
-    for cmd in ["list", "show", "add", "forget", "forgotten", "restore", "corrections", "accept", "reject", "clear"] {
+    for cmd in [
+        "list",
+        "show",
+        "add",
+        "forget",
+        "forgotten",
+        "restore",
+        "corrections",
+        "accept",
+        "reject",
+        "clear",
+    ] {
         assert!(help.contains(cmd), "{cmd} in help");
     }
     let bash = env.run(&["completions", "bash"]).ok();

@@ -7,6 +7,7 @@ pub mod corrections;
 pub mod jsonl;
 pub mod lock;
 pub mod state;
+pub mod vectors;
 
 use std::collections::HashSet;
 use std::fs;
@@ -21,6 +22,7 @@ use self::corrections::Correction;
 use self::jsonl::CorruptLine;
 use self::lock::{LockError, StoreLock};
 use self::state::State;
+use self::vectors::{VectorEntry, Vectors};
 use crate::id::new_id;
 use crate::record::Record;
 
@@ -180,6 +182,39 @@ impl Store {
             value,
             corrupt_moved: corrupt,
         })
+    }
+
+    /// The vector sidecar. Missing reads as empty; an unreadable one is an error the caller may
+    /// treat as "no vectors" (the next backfill rewrites it).
+    pub fn read_vectors(&self) -> Result<Vectors, StoreError> {
+        let Some(bytes) = self.read_file(VECTORS_FILE)? else {
+            return Ok(Vectors::default());
+        };
+        let entries = vectors::decode(&bytes).map_err(|e| StoreError::BadFile {
+            path: self.path(VECTORS_FILE),
+            reason: e.to_string(),
+        })?;
+        Ok(Vectors::new(entries))
+    }
+
+    /// Change the vector sidecar under the lock, given the live records as they are now. An
+    /// unreadable sidecar is started afresh (vectors are derived data, re-made by a backfill).
+    pub fn update_vectors<T>(
+        &self,
+        change: impl FnOnce(&Snapshot, &mut Vec<VectorEntry>) -> T,
+    ) -> Result<T, StoreError> {
+        self.ensure_dir()?;
+        let _lock = self.lock()?;
+        let (snap, _) = self.read_raw()?;
+        let old = self.read_file(VECTORS_FILE)?;
+        let mut entries = old
+            .as_deref()
+            .and_then(|b| vectors::decode(b).ok())
+            .unwrap_or_default();
+        let value = change(&snap, &mut entries);
+        let bytes = vectors::encode(&entries);
+        self.put(VECTORS_FILE, &old, &bytes)?;
+        Ok(value)
     }
 
     /// Erase every fact, archived value and correction (and any file that could hold fact text:

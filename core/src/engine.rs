@@ -1,0 +1,17 @@
+//! The two model traits core's rules run against: `Embedder` (sentence vectors) and `Generator`
+//! (text from a prompt). The daemon implements them on candle and llama.cpp; tests script them.
+
+/// A model failed; the message says why in one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct EngineError(pub String);
+
+/// Turns texts into L2-normalised vectors.
+pub trait Embedder: Send + Sync {
+    /// Identifies the model (name, dimension, pooling, config hash): a vector made by another id
+    /// is never compared with one made by this.
+    fn id(&self) -> &str;
+    fn dim(&self) -> usize;
+    /// One unit-length vector per text, in order.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EngineError>;
+}

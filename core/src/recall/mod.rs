@@ -1,0 +1,272 @@
+//! Recall: which remembered facts go into this chat turn's system prompt, and the fenced block
+//! they go in. Relevance-gated (nothing, rather than padding), blended with recency and
+//! importance, within 6 facts and 1,200 characters; the result says how it degraded, if it did.
+
+pub mod block;
+pub mod lexical;
+pub mod query;
+pub mod rank;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use self::lexical::{content_words, LexicalIndex};
+use self::query::Query;
+use self::rank::{is_first_person_question, rank, Gate, Scored, Signals};
+use crate::engine::Embedder;
+use crate::record::Record;
+use crate::store::vectors::Vectors;
+
+/// Below this fraction of records with a current vector, recall falls back to lexical.
+pub const MIN_COVERAGE: f32 = 0.5;
+
+/// Why the semantic signal could not be used this turn (recall fell back to lexical BM25).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Degrade {
+    /// No embedding model is installed.
+    NoEmbedder,
+    /// No record has a vector from the installed model yet.
+    NoVectors,
+    /// Too few records carry a vector.
+    LowCoverage,
+    /// The vector sidecar mixes dimensions (usually from switching embedding models).
+    DimMismatch,
+    /// The embedder failed on this turn's query.
+    QueryEmbedFailed,
+}
+
+impl Degrade {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Degrade::NoEmbedder => "no_embedder",
+            Degrade::NoVectors => "no_vectors",
+            Degrade::LowCoverage => "low_coverage",
+            Degrade::DimMismatch => "dim_mismatch",
+            Degrade::QueryEmbedFailed => "query_embed_failed",
+        }
+    }
+}
+
+/// The semantic signal for one query: ready to compare, or why not.
+pub enum Semantic<'a> {
+    Ready {
+        query: Vec<f32>,
+        vectors: &'a Vectors,
+        model: &'a str,
+    },
+    Unavailable(Degrade),
+}
+
+/// Decide whether meaning-based recall can run, embedding the query only when it can.
+/// `vectors` is `None` when the sidecar could not be read.
+pub fn plan_semantic<'a>(
+    records: &[Record],
+    vectors: Option<&'a Vectors>,
+    embedder: Option<&'a dyn Embedder>,
+    query: &str,
+) -> Semantic<'a> {
+    let Some(embedder) = embedder else {
+        return Semantic::Unavailable(Degrade::NoEmbedder);
+    };
+    let Some(vectors) = vectors else {
+        return Semantic::Unavailable(Degrade::NoVectors);
+    };
+    if vectors
+        .entries
+        .iter()
+        .any(|e| e.vector.len() != embedder.dim())
+    {
+        return Semantic::Unavailable(Degrade::DimMismatch);
+    }
+    let covered = records
+        .iter()
+        .filter(|r| vectors.current(&r.id, &r.text, embedder.id()).is_some())
+        .count();
+    if covered == 0 {
+        return Semantic::Unavailable(Degrade::NoVectors);
+    }
+    if (covered as f32) < MIN_COVERAGE * records.len() as f32 {
+        return Semantic::Unavailable(Degrade::LowCoverage);
+    }
+    match embedder.embed(&[query]) {
+        Ok(mut v) if v.len() == 1 && v[0].len() == embedder.dim() => Semantic::Ready {
+            query: v.remove(0),
+            vectors,
+            model: embedder.id(),
+        },
+        _ => Semantic::Unavailable(Degrade::QueryEmbedFailed),
+    }
+}
+
+/// One injected fact.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Item {
+    pub id: String,
+    pub text: String,
+    pub score: f32,
+}
+
+/// Every record's signals and decision, for `--explain`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    pub id: String,
+    pub text: String,
+    #[serde(flatten)]
+    pub scored: Scored,
+    pub chosen: bool,
+}
+
+/// What recall decided for one turn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Recall {
+    /// The fenced block to add to the system message; empty when nothing is injected.
+    pub block: String,
+    /// The injected facts in rank order.
+    pub items: Vec<Item>,
+    pub degrade: Option<Degrade>,
+    /// Every record, best first.
+    #[serde(skip)]
+    pub candidates: Vec<Candidate>,
+}
+
+impl Recall {
+    /// Nothing recalled (no query, or an empty store).
+    pub fn none(degrade: Option<Degrade>) -> Recall {
+        Recall {
+            block: String::new(),
+            items: Vec::new(),
+            degrade,
+            candidates: Vec::new(),
+        }
+    }
+
+    /// The `X-Localm-Memory` header value: `count=N; items=ID,ID[; degrade=REASON]`.
+    pub fn header_value(&self) -> String {
+        let ids: Vec<&str> = self.items.iter().map(|i| i.id.as_str()).collect();
+        let mut v = format!("count={}; items={}", self.items.len(), ids.join(","));
+        if let Some(d) = self.degrade {
+            v.push_str("; degrade=");
+            v.push_str(d.as_str());
+        }
+        v
+    }
+}
+
+/// Rank `records` for `query` and build the block. `index` must be built from the same records.
+pub fn recall(
+    records: &[Record],
+    index: &LexicalIndex,
+    semantic: &Semantic,
+    query: &Query,
+    now: DateTime<Utc>,
+) -> Recall {
+    let degrade = match semantic {
+        Semantic::Unavailable(d) => Some(*d),
+        Semantic::Ready { .. } => None,
+    };
+    if records.is_empty() {
+        return Recall::none(degrade);
+    }
+    let words = content_words(&query.text);
+    let bm25 = index.scores(&words);
+    let best = bm25.iter().copied().fold(0.0f32, f32::max);
+    let signals: Vec<Signals> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Signals {
+            shares_word: index.shares_word(i, &words),
+            lexical: if best > 0.0 { bm25[i] / best } else { 0.0 },
+            cosine: match semantic {
+                Semantic::Ready {
+                    query,
+                    vectors,
+                    model,
+                } => vectors
+                    .current(&r.id, &r.text, model)
+                    .map(|v| dot(query, v)),
+                Semantic::Unavailable(_) => None,
+            },
+        })
+        .collect();
+    let mut ranked = rank(records, &signals, now);
+    let nothing = ranked.iter().all(|s| s.gate == Gate::Rejected);
+    if nothing && degrade.is_some() && is_first_person_question(&query.latest) {
+        fallback(records, &mut ranked);
+    }
+    choose(records, ranked, degrade)
+}
+
+/// The first-person fallback: the strongest user/import facts, at most 2.
+fn fallback(records: &[Record], ranked: &mut [Scored]) {
+    let mut trusted: Vec<usize> = (0..ranked.len())
+        .filter(|&k| records[ranked[k].index].source.is_trusted())
+        .collect();
+    trusted.sort_by(|&a, &b| {
+        let (ra, rb) = (&records[ranked[a].index], &records[ranked[b].index]);
+        rb.importance
+            .total_cmp(&ra.importance)
+            .then(rb.updated_at.cmp(&ra.updated_at))
+    });
+    for &k in trusted.iter().take(rank::FALLBACK_FACTS) {
+        ranked[k].gate = Gate::Fallback;
+    }
+    ranked.sort_by(|a, b| {
+        (b.gate != Gate::Rejected)
+            .cmp(&(a.gate != Gate::Rejected))
+            .then(b.score.total_cmp(&a.score))
+    });
+}
+
+/// Take gated candidates best first while they fit: 6 facts, 1,200 characters.
+fn choose(records: &[Record], ranked: Vec<Scored>, degrade: Option<Degrade>) -> Recall {
+    let mut used = block::overhead_chars();
+    let mut lines = Vec::new();
+    let mut items = Vec::new();
+    let mut candidates = Vec::with_capacity(ranked.len());
+    for s in ranked {
+        let r = &records[s.index];
+        let mut chosen = false;
+        if s.gate != Gate::Rejected && items.len() < rank::MAX_FACTS {
+            let line = block::neutralize(&r.text);
+            let cost = block::line_chars(&line);
+            if !line.is_empty() && used + cost <= block::BLOCK_CHARS {
+                used += cost;
+                lines.push(line);
+                items.push(Item {
+                    id: r.id.clone(),
+                    text: r.text.clone(),
+                    score: s.score,
+                });
+                chosen = true;
+            }
+        }
+        candidates.push(Candidate {
+            id: r.id.clone(),
+            text: r.text.clone(),
+            scored: s,
+            chosen,
+        });
+    }
+    Recall {
+        block: block::render(&lines),
+        items,
+        degrade,
+        candidates,
+    }
+}
+
+/// Record that these facts were injected (log/full mode only; the caller decides).
+pub fn reinforce(records: &mut [Record], ids: &[String], now: DateTime<Utc>) {
+    for r in records.iter_mut().filter(|r| ids.contains(&r.id)) {
+        r.last_recalled_at = Some(now);
+        r.recall_count = r.recall_count.saturating_add(1);
+    }
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[cfg(test)]
+mod tests;

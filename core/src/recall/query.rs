@@ -1,0 +1,138 @@
+//! The recall query: the latest user message plus a short window of prior user turns. Messages
+//! the client marks with an `origin` (tool output, the GUI's own prompts) are left out; when the
+//! latest message carries one, or the request is the coder agent's, there is no recall at all.
+
+use serde::{Deserialize, Serialize};
+
+/// Prior user turns added to the latest message.
+pub const PRIOR_TURNS: usize = 2;
+/// At most this many characters of prior turns.
+pub const PRIOR_CHARS: usize = 600;
+
+/// One chat message as the client sent it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    pub role: String,
+    pub content: String,
+    /// Set by the client on text the user did not type: "tool", "client".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+}
+
+impl ChatMessage {
+    pub fn user(content: &str) -> ChatMessage {
+        ChatMessage {
+            role: "user".into(),
+            content: content.into(),
+            origin: None,
+        }
+    }
+}
+
+/// Which agent a request is for. The coder agent gets no chat recall.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Agent {
+    #[default]
+    Chat,
+    Coder,
+}
+
+/// What recall searches with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Query {
+    /// The latest user message alone (for the first-person fallback).
+    pub latest: String,
+    /// The latest message followed by the prior window, newest first.
+    pub text: String,
+}
+
+/// Build the query, or `None` when this turn gets no recall.
+pub fn build_query(messages: &[ChatMessage], agent: Agent) -> Option<Query> {
+    if agent == Agent::Coder {
+        return None;
+    }
+    let mut users = messages.iter().rev().filter(|m| m.role == "user");
+    let latest = users.next()?;
+    if latest.origin.is_some() || latest.content.trim().is_empty() {
+        return None;
+    }
+    let mut text = latest.content.trim().to_string();
+    let mut budget = PRIOR_CHARS;
+    for prior in users.filter(|m| m.origin.is_none()).take(PRIOR_TURNS) {
+        let t = prior.content.trim();
+        if t.is_empty() || budget == 0 {
+            continue;
+        }
+        let cut: String = t.chars().take(budget).collect();
+        budget = budget.saturating_sub(cut.chars().count());
+        text.push('\n');
+        text.push_str(&cut);
+    }
+    Some(Query {
+        latest: latest.content.trim().to_string(),
+        text,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(role: &str, content: &str, origin: Option<&str>) -> ChatMessage {
+        ChatMessage {
+            role: role.into(),
+            content: content.into(),
+            origin: origin.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn latest_plus_prior_user_turns_newest_first() {
+        let m = vec![
+            msg("user", "first", None),
+            msg("assistant", "reply", None),
+            msg("user", "second", None),
+            msg("user", "third", None),
+            msg("user", "yes, do that", None),
+        ];
+        let q = build_query(&m, Agent::Chat).unwrap();
+        assert_eq!(q.latest, "yes, do that");
+        assert_eq!(q.text, "yes, do that\nthird\nsecond");
+    }
+
+    #[test]
+    fn origin_marked_messages_are_left_out() {
+        let m = vec![
+            msg("user", "printer firmware", None),
+            msg("user", "page text about cooking", Some("tool")),
+            msg("user", "what next?", None),
+        ];
+        assert_eq!(
+            build_query(&m, Agent::Chat).unwrap().text,
+            "what next?\nprinter firmware"
+        );
+    }
+
+    #[test]
+    fn no_recall_for_origin_latest_coder_or_no_user_message() {
+        let m = vec![
+            msg("user", "hello", None),
+            msg("user", "Summarise this chat", Some("client")),
+        ];
+        assert_eq!(build_query(&m, Agent::Chat), None);
+        assert_eq!(build_query(&[msg("user", "hi", None)], Agent::Coder), None);
+        assert_eq!(build_query(&[msg("system", "x", None)], Agent::Chat), None);
+        assert_eq!(build_query(&[], Agent::Chat), None);
+    }
+
+    #[test]
+    fn prior_window_is_bounded() {
+        let long = "x".repeat(5000);
+        let m = vec![msg("user", &long, None), msg("user", "now", None)];
+        assert_eq!(
+            build_query(&m, Agent::Chat).unwrap().text.len(),
+            4 + PRIOR_CHARS
+        );
+    }
+}
