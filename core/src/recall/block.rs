@@ -162,7 +162,7 @@ mod tests {
                 "{n:?}"
             );
             assert!(!n.contains("##"));
-            let block = render(&[n.clone()]);
+            let block = render(std::slice::from_ref(&n));
             // Exactly one opening and one closing fence line, and the fact is between them.
             let fence_lines = block.lines().filter(|l| l.starts_with("```")).count();
             assert_eq!(fence_lines, 2, "{block}");
