@@ -15,3 +15,30 @@ pub trait Embedder: Send + Sync {
     /// One unit-length vector per text, in order.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EngineError>;
 }
+
+/// One chat-template message of a prompt.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Message {
+    pub role: String,
+    pub content: String,
+}
+
+/// What one generation produced, with its cost.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Generation {
+    pub text: String,
+    pub prompt_tokens: usize,
+    pub gen_tokens: usize,
+    pub prompt_ms: f64,
+    pub gen_ms: f64,
+}
+
+/// Produces text for a chat prompt, constrained by a GBNF grammar.
+pub trait Generator {
+    fn generate(
+        &mut self,
+        messages: &[Message],
+        grammar: &str,
+        max_tokens: usize,
+    ) -> Result<Generation, EngineError>;
+}

@@ -100,9 +100,11 @@ mod tests {
     fn ids_are_eight_hex_and_avoid_taken() {
         let first = new_id("Prefers tea", t(), &HashSet::new());
         assert_eq!(first.len(), ID_LEN);
-        assert!(first
-            .chars()
-            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        assert!(
+            first
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        );
         let taken: HashSet<&str> = [first.as_str()].into_iter().collect();
         let second = new_id("Prefers tea", t(), &taken);
         assert_ne!(first, second);

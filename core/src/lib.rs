@@ -4,12 +4,15 @@
 //! **Invariant:** core reads no clock, environment or sockets and starts no runtime. Callers pass
 //! `now`, the resolved settings and the data dir in; every rule here is testable without a model.
 
+pub mod backfill;
+pub mod consolidate;
 pub mod engine;
 pub mod id;
 pub mod legacy;
 pub mod manage;
 pub mod recall;
 pub mod record;
+pub mod session;
 pub mod settings;
 pub mod store;
 pub mod text;

@@ -5,21 +5,23 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 
-use crate::id::{resolve, Resolved};
+use crate::id::{Resolved, resolve};
 use crate::legacy::parse_legacy;
 use crate::record::{
-    Kind, Provenance, Record, Source, DEFAULT_IMPORTANCE, IMPORT_IMPORTANCE, MAX_RECORDS,
+    DEFAULT_IMPORTANCE, IMPORT_IMPORTANCE, Kind, MAX_RECORDS, Provenance, Record, Source,
 };
 use crate::settings::Mode;
 use crate::store::archive::Archived;
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
 use crate::store::{ClearReport, Committed, Snapshot, Store, StoreError};
-use crate::text::{fact_key, normalize_fact, TextError};
+use crate::text::{TextError, fact_key, normalize_fact};
 
 /// Why an operation was refused. Nothing was changed when one is returned.
 #[derive(Debug, thiserror::Error)]
 pub enum ManageError {
-    #[error("{0} is refused in privacy mode (memory writes nothing); switch to log or full mode to change memory")]
+    #[error(
+        "{0} is refused in privacy mode (memory writes nothing); switch to log or full mode to change memory"
+    )]
     Privacy(&'static str),
     #[error("the store already holds {MAX_RECORDS} records, the limit; forget one first")]
     Full,
@@ -35,9 +37,7 @@ pub enum ManageError {
         query: String,
         ids: Vec<String>,
     },
-    #[error(
-        "correction {id} no longer applies: its fact changed since it was proposed; reject it"
-    )]
+    #[error("correction {id} no longer applies: its fact changed since it was proposed; reject it")]
     Stale { id: String },
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -314,7 +314,7 @@ pub fn import_legacy_once(ctx: &Ctx, snap: &mut Snapshot) -> Result<usize, Store
             return Err(StoreError::Read {
                 path: ctx.legacy_file.clone(),
                 source,
-            })
+            });
         }
     };
     let mut imported = 0;

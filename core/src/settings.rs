@@ -132,6 +132,30 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// Write `<data dir>/settings.json` atomically (0600), keeping unknown keys.
+    pub fn save(&self, data_dir: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(data_dir)?;
+        let mut bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        bytes.push(b'\n');
+        crate::store::atomic::write_atomic(&data_dir.join(Self::FILE), &bytes)
+    }
+
+    /// Whether a chat turn gets recall in `mode`: the Memory checkbox must be on, and privacy
+    /// mode recalls only when the user opted into read-only recall for chat.
+    pub fn recall_allowed(&self, mode: Mode) -> Result<(), &'static str> {
+        if !self.memory_enabled {
+            return Err("memory_enabled is off");
+        }
+        if mode == Mode::Privacy
+            && !(self.memory_recall_in_privacy && self.memory_recall_in_privacy_chat)
+        {
+            return Err("privacy mode recalls nothing unless memory_recall_in_privacy is on");
+        }
+        Ok(())
+    }
+}
+
 /// The mode in force: the `--mode` flag, else `LOCALM_MODE`, else the settings file, else privacy.
 pub fn resolve_mode(
     flag: Option<Mode>,
@@ -176,6 +200,29 @@ mod tests {
             Mode::Privacy
         );
         assert!(resolve_mode(None, Some("loud"), &file).is_err());
+    }
+
+    #[test]
+    fn recall_is_allowed_by_mode_and_switches() {
+        let mut s = Settings::default();
+        assert!(s.recall_allowed(Mode::Log).is_ok());
+        assert!(s.recall_allowed(Mode::Privacy).is_err());
+        s.memory_recall_in_privacy = true;
+        assert!(s.recall_allowed(Mode::Privacy).is_ok());
+        s.memory_recall_in_privacy_chat = false;
+        assert!(s.recall_allowed(Mode::Privacy).is_err());
+        s.memory_enabled = false;
+        assert!(s.recall_allowed(Mode::Full).is_err());
+    }
+
+    #[test]
+    fn save_then_load_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s: Settings = serde_json::from_str(r#"{"theme":"dark"}"#).unwrap();
+        s.mode = Mode::Full;
+        s.save(dir.path()).unwrap();
+        let back = Settings::load(dir.path()).unwrap();
+        assert_eq!(back, s);
     }
 
     #[test]

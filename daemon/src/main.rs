@@ -1,12 +1,9 @@
 //! `localm`: parse the command line, dispatch, and turn errors into one line and an exit code.
 
-mod cli;
-mod exit;
-mod paths;
-
 use std::process::ExitCode;
 
 use clap::Parser;
+use localm::{cli, exit};
 
 fn main() -> ExitCode {
     let args = match cli::Cli::try_parse() {

@@ -120,3 +120,36 @@ impl Run {
         )
     }
 }
+
+/// A test model's path: `$VAR`, else `test-models/NAME` in the workspace. `None` (and a note)
+/// when absent, unless `LOCALM_REQUIRE_MODELS` is set (as `scripts/test` does), then it fails.
+pub fn test_model(var: &str, name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../test-models")
+            .join(name)
+    });
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("LOCALM_REQUIRE_MODELS").is_none(),
+        "{} is missing: run scripts/fetch-test-models",
+        path.display()
+    );
+    eprintln!(
+        "skipped: {} not found (run scripts/fetch-test-models)",
+        path.display()
+    );
+    None
+}
+
+/// all-MiniLM-L6-v2, the real embedding model the tests use.
+pub fn embed_model() -> Option<PathBuf> {
+    test_model("LOCALM_TEST_EMBED_MODEL", "all-MiniLM-L6-v2")
+}
+
+/// SmolLM2-135M-Instruct Q4_1, the real generation model the tests use.
+pub fn llm_model() -> Option<PathBuf> {
+    test_model("LOCALM_TEST_LLM_MODEL", "SmolLM2-135M-Instruct.Q4_1.gguf")
+}

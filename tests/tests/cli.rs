@@ -89,10 +89,11 @@ fn add_options_and_their_usage_errors() {
     assert!((r["importance"].as_f64().unwrap() - 0.3).abs() < 1e-6);
     // Episodic summaries are listed with --all only; JSON always has them.
     assert!(!env.run(&["memory", "list"]).ok().contains("upload"));
-    assert!(env
-        .run(&["memory", "list", "--all"])
-        .ok()
-        .contains("upload"));
+    assert!(
+        env.run(&["memory", "list", "--all"])
+            .ok()
+            .contains("upload")
+    );
 
     let cases: &[(&[&str], i32, &str)] = &[
         (&["memory", "add", "x", "--kind", "procedural"], 2, "--kind"),
@@ -168,10 +169,11 @@ fn privacy_mode_refuses_writes_but_allows_reading_forgetting_clearing() {
 
     env.run(&["memory", "list"]).ok();
     env.run(&["memory", "show", &id]).ok();
-    assert!(env
-        .run(&["memory", "forgotten"])
-        .ok()
-        .contains("Archived fact"));
+    assert!(
+        env.run(&["memory", "forgotten"])
+            .ok()
+            .contains("Archived fact")
+    );
     env.run(&["memory", "forget", &id, "-y"]).ok();
     env.run(&["memory", "clear", "-y"]).ok();
     assert!(env.records().is_empty());
@@ -444,10 +446,11 @@ fn forgotten_and_restore_reach_only_the_archive() {
     let out = env.log(&["memory", "restore", "feed"]).ok();
     assert!(out.contains("restored feed0001"), "{out}");
     assert_eq!(env.records().len(), 2);
-    assert!(env
-        .run(&["memory", "forgotten"])
-        .ok()
-        .contains("nothing archived"));
+    assert!(
+        env.run(&["memory", "forgotten"])
+            .ok()
+            .contains("nothing archived")
+    );
 }
 
 fn correction(id: &str, target: &str, op: &str, old: &str, new: Option<&str>) -> Value {
@@ -509,10 +512,11 @@ fn corrections_accept_and_reject() {
         archive.contains("Works at Acme") && archive.contains("superseded"),
         "{archive}"
     );
-    assert!(env
-        .log(&["memory", "corrections"])
-        .ok()
-        .contains("no corrections waiting"));
+    assert!(
+        env.log(&["memory", "corrections"])
+            .ok()
+            .contains("no corrections waiting")
+    );
     env.log(&["memory", "accept", "c0000002"]).fails(6);
     let raw = fs::read_to_string(env.store_dir().join("corrections.jsonl")).unwrap();
     assert!(

@@ -10,9 +10,9 @@ pub mod rank;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use self::lexical::{content_words, LexicalIndex};
+use self::lexical::{LexicalIndex, content_words};
 use self::query::Query;
-use self::rank::{is_first_person_question, rank, Gate, Scored, Signals};
+use self::rank::{Gate, Scored, Signals, is_first_person_question, rank};
 use crate::engine::Embedder;
 use crate::record::Record;
 use crate::store::vectors::Vectors;

@@ -2,11 +2,11 @@
 
 use std::collections::HashMap;
 
-use super::query::{build_query, Agent, ChatMessage};
+use super::query::{Agent, ChatMessage, build_query};
 use super::*;
 use crate::engine::EngineError;
 use crate::record::{Kind, Provenance, Source};
-use crate::store::vectors::{text_hash, VectorEntry};
+use crate::store::vectors::{VectorEntry, text_hash};
 
 fn now() -> DateTime<Utc> {
     "2026-03-01T00:00:00Z".parse().unwrap()

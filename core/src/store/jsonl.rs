@@ -1,8 +1,8 @@
 //! Reading and writing JSONL files of one record type; a line that does not parse is kept aside,
 //! never dropped.
 
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 /// A line that did not parse, kept verbatim so it can be moved to the `.corrupt` file.
 #[derive(Debug, Clone, PartialEq, Eq)]

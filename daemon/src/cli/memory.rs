@@ -6,17 +6,17 @@ use std::io::{BufRead, IsTerminal, Write};
 use anyhow::Context as _;
 use chrono::Utc;
 use clap::{Subcommand, ValueEnum};
+use localm_core::Kind;
 use localm_core::legacy::LEGACY_FILE;
 use localm_core::manage::{self, Added, Ctx};
 use localm_core::record::Record;
 use localm_core::store::corrections::{Correction, CorrectionOp};
 use localm_core::store::{Committed, Store};
-use localm_core::Kind;
 use serde_json::json;
 
-use super::output::{self, print};
 use super::Context;
-use crate::exit::{coded, Code};
+use super::output::{self, print};
+use crate::exit::{Code, coded};
 
 #[derive(Debug, Subcommand)]
 pub enum MemoryCommand {
@@ -79,6 +79,29 @@ pub enum MemoryCommand {
     Reject {
         /// The proposal's id or a unique prefix of it.
         id: String,
+    },
+    /// Run the recall a chat turn would get for TEXT (reads only; nothing is reinforced).
+    Recall {
+        /// The chat message to recall for.
+        text: String,
+        /// Print {"block", "items", "degrade", "header"} for scripts.
+        #[arg(long)]
+        json: bool,
+        /// Also show every candidate's relevance, recency, importance, gate decision and score.
+        #[arg(long)]
+        explain: bool,
+    },
+    /// Distil facts from recent session logs now (needs a model; see setup-model).
+    Consolidate {
+        /// Print {"status", "reason", "added", "updated", "deleted", "proposed", "episodic", ...}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Embed facts that lack a vector from the installed embedding model.
+    Backfill {
+        /// Embed at most N facts.
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
     },
     /// Erase everything: facts, the archive, and corrections.
     Clear {
@@ -164,7 +187,9 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> anyhow::Result<()> {
         }
         MemoryCommand::Corrections { json } => {
             if !ctx.mode.allows_writes() {
-                eprintln!("localm: privacy mode: corrections are not listed (listing prunes the proposal file, which is a write)");
+                eprintln!(
+                    "localm: privacy mode: corrections are not listed (listing prunes the proposal file, which is a write)"
+                );
             }
             let pending = done(manage::corrections(&mctx))?;
             corrections(&pending, json);
@@ -192,6 +217,13 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> anyhow::Result<()> {
             ));
             Ok(())
         }
+        MemoryCommand::Recall {
+            text,
+            json,
+            explain,
+        } => super::recall::run_recall(ctx, &store, &text, json, explain),
+        MemoryCommand::Consolidate { json } => super::consolidate::run(ctx, json),
+        MemoryCommand::Backfill { limit } => super::recall::run_backfill(ctx, &store, limit),
         MemoryCommand::Clear { yes } => {
             let snap = read(&store)?;
             confirm(

@@ -1,12 +1,15 @@
 //! The command line: the clap definitions (no side effects) and dispatch to one file per group.
 
-mod memory;
-mod output;
+pub mod consolidate;
+pub mod memory;
+pub mod output;
+pub mod recall;
+pub mod setup;
 
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
-use localm_core::settings::{resolve_mode, Mode, Settings};
+use localm_core::settings::{Mode, Settings, resolve_mode};
 
 use crate::paths;
 
@@ -61,6 +64,19 @@ pub enum Command {
     /// Manage the memory store directly (works with or without the daemon).
     #[command(subcommand)]
     Memory(memory::MemoryCommand),
+    /// Install the embedding model for semantic recall (bge-small-en-v1.5), then embed the
+    /// existing facts.
+    SetupEmbeddings {
+        /// Install from a local sentence-transformers folder instead of downloading.
+        #[arg(long, value_name = "DIR")]
+        from: Option<PathBuf>,
+    },
+    /// Install the language model consolidation runs on (a GGUF), downloaded or copied.
+    SetupModel {
+        /// Install from a local GGUF file instead of downloading.
+        #[arg(long, value_name = "FILE")]
+        from: Option<PathBuf>,
+    },
     /// Print shell completions for SHELL to stdout.
     Completions {
         #[arg(value_enum)]
@@ -71,6 +87,7 @@ pub enum Command {
 /// What every command needs: where the data is and which mode is in force.
 pub struct Context {
     pub data_dir: PathBuf,
+    pub settings: Settings,
     pub mode: Mode,
 }
 
@@ -80,7 +97,11 @@ impl Context {
         let settings = Settings::load(&data_dir)?;
         let env_mode = std::env::var("LOCALM_MODE").ok();
         let mode = resolve_mode(global.mode.map(Mode::from), env_mode.as_deref(), &settings)?;
-        Ok(Context { data_dir, mode })
+        Ok(Context {
+            data_dir,
+            settings,
+            mode,
+        })
     }
 }
 
@@ -90,6 +111,14 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             let mut cmd = Cli::command();
             clap_complete::generate(shell, &mut cmd, "localm", &mut std::io::stdout());
             Ok(())
+        }
+        Command::SetupEmbeddings { from } => {
+            let ctx = Context::resolve(&cli.global)?;
+            setup::embeddings(&ctx, from.as_deref())
+        }
+        Command::SetupModel { from } => {
+            let ctx = Context::resolve(&cli.global)?;
+            setup::model(&ctx, from.as_deref())
         }
         Command::Memory(cmd) => {
             let ctx = Context::resolve(&cli.global)?;

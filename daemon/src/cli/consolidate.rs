@@ -1,0 +1,125 @@
+//! `localm memory consolidate`: one consolidation pass now, printing what it added, updated,
+//! deleted, proposed and skipped, and why.
+
+use chrono::Utc;
+use localm_core::consolidate::{self, LoadGenerator, Pass, Report};
+use localm_core::engine::{Embedder, EngineError, Generator};
+use localm_core::id::Fnv;
+use localm_core::store::Store;
+use serde_json::json;
+
+use super::Context;
+use super::output::{self, print};
+use crate::backfill;
+use crate::exit::{Code, coded};
+use crate::models::{self, generator::Llama};
+
+pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
+    let store = Store::new(&ctx.data_dir, "chat", "localm memory consolidate");
+    let model_path = models::llm_path(&ctx.data_dir, &ctx.settings);
+    let load: LoadGenerator = Box::new(move || match model_path {
+        Some(p) => Llama::load(&p, None).map(|l| Box::new(l) as Box<dyn Generator>),
+        None => Err(EngineError(
+            "no language model installed: run `localm setup-model`".into(),
+        )),
+    });
+    // Privacy mode loads no model at all.
+    let embedder = if ctx.mode.allows_writes() {
+        super::recall::load_embedder(ctx)
+    } else {
+        None
+    };
+    let now = Utc::now();
+    let mut h = Fnv::new();
+    h.write(&now.timestamp_nanos_opt().unwrap_or_default().to_le_bytes());
+    let pass = Pass {
+        store: &store,
+        sessions_dir: ctx.data_dir.join("sessions"),
+        mode: ctx.mode,
+        now,
+        pass_id: format!("p{:07x}", h.finish() >> 36),
+    };
+    let report = consolidate::run(&pass, load, embedder.as_ref().map(|e| e as &dyn Embedder));
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => {
+            if as_json {
+                output::json(&json!({
+                    "status": "error", "reason": e.to_string(),
+                    "added": [], "updated": [], "deleted": [], "proposed": [], "episodic": [],
+                }));
+            }
+            return Err(coded(
+                Code::Failure,
+                format!("consolidation failed, nothing was changed: {e}"),
+            ));
+        }
+    };
+    if report.status == "ok"
+        && let Some(e) = &embedder
+        && let Err(err) = backfill::sweep(&store, e, localm_core::backfill::PER_PASS, false)
+    {
+        eprintln!("localm: warning: embedding new facts failed: {err:#}");
+    }
+    if as_json {
+        output::json(&report);
+    } else {
+        print(&human(&report));
+    }
+    Ok(())
+}
+
+fn human(r: &Report) -> String {
+    let mut out = String::new();
+    if r.status == "skipped" {
+        out.push_str(&format!(
+            "skipped: {}\n",
+            r.reason.as_deref().unwrap_or("nothing to do")
+        ));
+        return out;
+    }
+    let m = &r.model;
+    let rate = |tokens: usize, ms: f64| {
+        if ms > 0.0 {
+            tokens as f64 / ms * 1e3
+        } else {
+            0.0
+        }
+    };
+    out.push_str(&format!(
+        "read {} session(s) in {:.1} s; model: {} call(s), {} prompt tokens ({:.0}/s), {} generated ({:.0}/s)\n",
+        r.sessions_read,
+        r.duration_ms / 1e3,
+        m.calls,
+        m.prompt_tokens,
+        rate(m.prompt_tokens, m.prompt_ms),
+        m.gen_tokens,
+        rate(m.gen_tokens, m.gen_ms),
+    ));
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for (what, list) in [
+        ("added", &r.added),
+        ("updated", &r.updated),
+        ("deleted", &r.deleted),
+        ("proposed", &r.proposed),
+        ("episodic", &r.episodic),
+        ("archived", &r.archived),
+    ] {
+        for t in list {
+            rows.push(vec![what.into(), t.id.clone(), t.text.clone()]);
+        }
+    }
+    for s in &r.skipped {
+        rows.push(vec![
+            "skipped".into(),
+            String::new(),
+            format!("{} ({})", s.text, s.why),
+        ]);
+    }
+    if rows.is_empty() {
+        out.push_str("nothing new\n");
+    } else {
+        out.push_str(&output::table(&["WHAT", "ID", "TEXT"], &rows));
+    }
+    out
+}

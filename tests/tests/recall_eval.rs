@@ -1,0 +1,182 @@
+//! The recall-quality evaluation on the project's labelled set (`tests/data/recall-eval.json`):
+//! hit@6 on on-topic queries and the share of off-topic queries that inject nothing, lexical vs
+//! semantic with the real all-MiniLM-L6-v2. Prints the table the README quotes; fails if quality
+//! drops below the floor.
+
+use chrono::{DateTime, Utc};
+use localm::models::embedder::Bert;
+use localm_core::engine::Embedder;
+use localm_core::recall::lexical::LexicalIndex;
+use localm_core::recall::query::{Agent, ChatMessage, build_query};
+use localm_core::recall::{Degrade, Semantic, recall};
+use localm_core::record::{Kind, Provenance, Record, Source};
+use localm_core::store::vectors::{VectorEntry, Vectors, text_hash};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Set {
+    facts: Vec<Fact>,
+    queries: Vec<Labelled>,
+}
+
+#[derive(Deserialize)]
+struct Fact {
+    id: String,
+    text: String,
+    kind: String,
+}
+
+#[derive(Deserialize)]
+struct Labelled {
+    q: String,
+    expect: Vec<String>,
+    class: String,
+}
+
+#[derive(Default, Debug)]
+struct Score {
+    hits: usize,
+    on_topic: usize,
+    empty_off: usize,
+    off_topic: usize,
+    by_class: std::collections::BTreeMap<String, (usize, usize)>,
+    injected: usize,
+}
+
+fn load() -> (Set, Vec<Record>) {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/recall-eval.json"),
+    )
+    .unwrap();
+    let set: Set = serde_json::from_str(&text).unwrap();
+    let t: DateTime<Utc> = "2026-03-01T00:00:00Z".parse().unwrap();
+    let records = set
+        .facts
+        .iter()
+        .map(|f| Record {
+            id: f.id.clone(),
+            text: f.text.clone(),
+            kind: if f.kind == "episodic" {
+                Kind::Episodic
+            } else {
+                Kind::Semantic
+            },
+            source: Source::User,
+            importance: 0.8,
+            created_at: t,
+            updated_at: t,
+            last_recalled_at: None,
+            recall_count: 0,
+            provenance: Provenance::default(),
+        })
+        .collect();
+    (set, records)
+}
+
+fn evaluate(set: &Set, records: &[Record], embedder: Option<&Bert>, vectors: &Vectors) -> Score {
+    let now: DateTime<Utc> = "2026-03-02T00:00:00Z".parse().unwrap();
+    let index = LexicalIndex::new(records.iter().map(|r| r.text.as_str()));
+    let mut s = Score::default();
+    for l in &set.queries {
+        let query = build_query(&[ChatMessage::user(&l.q)], Agent::Chat).unwrap();
+        let sem = match embedder {
+            Some(e) => Semantic::Ready {
+                query: e.embed(&[&query.text]).unwrap().remove(0),
+                vectors,
+                model: e.id(),
+            },
+            None => Semantic::Unavailable(Degrade::NoEmbedder),
+        };
+        let r = recall(records, &index, &sem, &query, now);
+        s.injected += r.items.len();
+        let got: Vec<&str> = r.items.iter().map(|i| i.id.as_str()).collect();
+        let entry = s.by_class.entry(l.class.clone()).or_default();
+        entry.1 += 1;
+        if l.expect.is_empty() {
+            s.off_topic += 1;
+            if got.is_empty() {
+                s.empty_off += 1;
+                entry.0 += 1;
+            } else {
+                eprintln!("  off-topic {:?} injected {got:?}", l.q);
+            }
+        } else {
+            s.on_topic += 1;
+            if l.expect.iter().any(|e| got.contains(&e.as_str())) {
+                s.hits += 1;
+                entry.0 += 1;
+            } else {
+                eprintln!("  missed {:?} (want {:?}, got {got:?})", l.q, l.expect);
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn recall_quality_lexical_vs_semantic() {
+    let (set, records) = load();
+    eprintln!("lexical (BM25, no embedder):");
+    let lexical = evaluate(&set, &records, None, &Vectors::default());
+
+    let Some(model) = localm_tests::embed_model() else {
+        return;
+    };
+    let bert = Bert::load(&model).unwrap();
+    let texts: Vec<&str> = records.iter().map(|r| r.text.as_str()).collect();
+    let vecs = bert.embed(&texts).unwrap();
+    let vectors = Vectors::new(
+        records
+            .iter()
+            .zip(vecs)
+            .map(|(r, v)| VectorEntry {
+                id: r.id.clone(),
+                text_hash: text_hash(&r.text),
+                model: bert.id().to_string(),
+                vector: v,
+            })
+            .collect(),
+    );
+    eprintln!("semantic ({}):", bert.id());
+    let semantic = evaluate(&set, &records, Some(&bert), &vectors);
+
+    eprintln!();
+    eprintln!(
+        "| signal | hit@6 (on-topic) | lexical-class hit@6 | paraphrase hit@6 | off-topic injecting nothing | facts injected per query |"
+    );
+    eprintln!("|---|---|---|---|---|---|");
+    for (name, s) in [("lexical BM25", &lexical), ("semantic MiniLM", &semantic)] {
+        let class = |c: &str| {
+            s.by_class
+                .get(c)
+                .map_or("-".into(), |(h, n)| format!("{h}/{n}"))
+        };
+        eprintln!(
+            "| {name} | {}/{} = {:.2} | {} | {} | {}/{} = {:.2} | {:.1} |",
+            s.hits,
+            s.on_topic,
+            s.hits as f32 / s.on_topic as f32,
+            class("lexical"),
+            class("paraphrase"),
+            s.empty_off,
+            s.off_topic,
+            s.empty_off as f32 / s.off_topic as f32,
+            s.injected as f32 / set.queries.len() as f32,
+        );
+    }
+    // Floors at the quality measured when this set was written (README), so a regression fails.
+    // With all-MiniLM-L6-v2 few paraphrases reach the spec's 0.55 cosine gate (the thresholds
+    // are set for bge-small-en-v1.5, whose cosines run higher); the semantic run must still
+    // find those, inject nothing on most off-topic turns, and not lose lexical hits.
+    let class = |s: &Score, c: &str| s.by_class[c].0;
+    assert!(class(&lexical, "lexical") >= 10 && class(&semantic, "lexical") >= 10);
+    assert!(class(&semantic, "paraphrase") >= 2, "{semantic:?}");
+    assert!(
+        semantic.empty_off >= 9 && lexical.empty_off >= 9,
+        "{semantic:?} {lexical:?}"
+    );
+    assert!(
+        semantic.injected < lexical.injected,
+        "no fallback padding with semantics"
+    );
+}
