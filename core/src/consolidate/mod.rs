@@ -404,8 +404,7 @@ fn neighbours<'s>(
     vectors: Option<&crate::store::vectors::Vectors>,
 ) -> Vec<(&'s Record, Option<f32>)> {
     let index = LexicalIndex::new(snap.records.iter().map(|r| r.text.as_str()));
-    let words = content_words(&c.text);
-    let bm25 = index.scores(&words);
+    let bm25 = index.scores(&index.terms(&content_words(&c.text)));
     let cosines: Vec<Option<f32>> = match (embedder, vectors) {
         (Some(e), Some(v)) => match e.embed(&[&c.text]) {
             Ok(q) if q.len() == 1 => snap

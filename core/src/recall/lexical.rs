@@ -89,25 +89,35 @@ pub fn stem(word: &str) -> String {
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
 
-/// BM25 over a fixed set of documents (the store's facts), reusable across queries.
+/// BM25 over a fixed set of documents (the store's facts), reusable across queries. Words are
+/// interned to integers once, so scoring a query compares numbers, not strings.
 #[derive(Debug, Clone, Default)]
 pub struct LexicalIndex {
-    docs: Vec<Vec<String>>,
-    df: HashMap<String, usize>,
+    docs: Vec<Vec<u32>>,
+    vocab: HashMap<String, u32>,
+    df: Vec<u32>,
     avgdl: f32,
 }
 
 impl LexicalIndex {
     pub fn new<'a>(texts: impl IntoIterator<Item = &'a str>) -> LexicalIndex {
-        let docs: Vec<Vec<String>> = texts.into_iter().map(content_words).collect();
-        let mut df: HashMap<String, usize> = HashMap::new();
-        for d in &docs {
-            let mut seen: Vec<&String> = d.iter().collect();
-            seen.sort();
-            seen.dedup();
-            for w in seen {
-                *df.entry(w.clone()).or_default() += 1;
+        let mut vocab: HashMap<String, u32> = HashMap::new();
+        let mut df: Vec<u32> = Vec::new();
+        let mut docs: Vec<Vec<u32>> = Vec::new();
+        for text in texts {
+            let mut doc: Vec<u32> = Vec::new();
+            for w in content_words(text) {
+                let next = vocab.len() as u32;
+                let id = *vocab.entry(w).or_insert(next);
+                if id as usize == df.len() {
+                    df.push(0);
+                }
+                if !doc.contains(&id) {
+                    df[id as usize] += 1;
+                }
+                doc.push(id);
             }
+            docs.push(doc);
         }
         let total: usize = docs.iter().map(Vec::len).sum();
         let avgdl = if docs.is_empty() {
@@ -115,26 +125,40 @@ impl LexicalIndex {
         } else {
             (total as f32 / docs.len() as f32).max(1.0)
         };
-        LexicalIndex { docs, df, avgdl }
+        LexicalIndex {
+            docs,
+            vocab,
+            df,
+            avgdl,
+        }
     }
 
-    /// BM25 score of each document for `query_words`; 0 when no word is shared.
-    pub fn scores(&self, query_words: &[String]) -> Vec<f32> {
+    /// The query's words that occur in some document, deduplicated (others cannot match).
+    pub fn terms(&self, query_words: &[String]) -> Vec<u32> {
+        let mut t: Vec<u32> = query_words
+            .iter()
+            .filter_map(|w| self.vocab.get(w).copied())
+            .collect();
+        t.sort_unstable();
+        t.dedup();
+        t
+    }
+
+    /// BM25 score of each document for the query terms; 0 when no word is shared.
+    pub fn scores(&self, terms: &[u32]) -> Vec<f32> {
         let n = self.docs.len() as f32;
-        let mut q: Vec<&String> = query_words.iter().collect();
-        q.sort();
-        q.dedup();
         self.docs
             .iter()
             .map(|doc| {
                 let dl = doc.len() as f32;
-                q.iter()
-                    .map(|w| {
-                        let tf = doc.iter().filter(|d| d == w).count() as f32;
+                terms
+                    .iter()
+                    .map(|t| {
+                        let tf = doc.iter().filter(|d| *d == t).count() as f32;
                         if tf == 0.0 {
                             return 0.0;
                         }
-                        let df = *self.df.get(*w).unwrap_or(&0) as f32;
+                        let df = self.df[*t as usize] as f32;
                         let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
                         idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / self.avgdl))
                     })
@@ -144,8 +168,8 @@ impl LexicalIndex {
     }
 
     /// Whether document `i` shares a content word with the query.
-    pub fn shares_word(&self, i: usize, query_words: &[String]) -> bool {
-        self.docs[i].iter().any(|w| query_words.contains(w))
+    pub fn shares_word(&self, i: usize, terms: &[u32]) -> bool {
+        self.docs[i].iter().any(|w| terms.contains(w))
     }
 }
 
@@ -195,9 +219,10 @@ mod tests {
             "Prefers tea over coffee",
             "Project deadline is in March",
         ]);
-        let s = idx.scores(&content_words("printer project"));
+        let s = idx.scores(&idx.terms(&content_words("printer project unknownword")));
         assert!(s[0] > s[2] && s[2] > 0.0 && s[1] == 0.0, "{s:?}");
-        assert!(idx.shares_word(2, &content_words("project")));
-        assert!(!idx.shares_word(1, &content_words("project")));
+        let project = idx.terms(&content_words("project"));
+        assert!(idx.shares_word(2, &project));
+        assert!(!idx.shares_word(1, &project));
     }
 }

@@ -107,11 +107,9 @@ pub struct Item {
     pub score: f32,
 }
 
-/// Every record's signals and decision, for `--explain`.
+/// Every record's signals and decision, for `--explain` (`scored.index` is the record's place).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Candidate {
-    pub id: String,
-    pub text: String,
     #[serde(flatten)]
     pub scored: Scored,
     pub chosen: bool,
@@ -168,7 +166,7 @@ pub fn recall(
     if records.is_empty() {
         return Recall::none(degrade);
     }
-    let words = content_words(&query.text);
+    let words = index.terms(&content_words(&query.text));
     let bm25 = index.scores(&words);
     let best = bm25.iter().copied().fold(0.0f32, f32::max);
     let signals: Vec<Signals> = records
@@ -241,12 +239,7 @@ fn choose(records: &[Record], ranked: Vec<Scored>, degrade: Option<Degrade>) -> 
                 chosen = true;
             }
         }
-        candidates.push(Candidate {
-            id: r.id.clone(),
-            text: r.text.clone(),
-            scored: s,
-            chosen,
-        });
+        candidates.push(Candidate { scored: s, chosen });
     }
     Recall {
         block: block::render(&lines),

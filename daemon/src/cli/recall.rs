@@ -40,10 +40,10 @@ pub fn run_recall(
 ) -> anyhow::Result<()> {
     let query = build_query(&[ChatMessage::user(text)], Agent::Chat)
         .ok_or_else(|| coded(Code::Usage, "the recall query is empty"))?;
-    let result = match ctx.settings.recall_allowed(ctx.mode) {
+    let (result, records) = match ctx.settings.recall_allowed(ctx.mode) {
         Err(why) => {
             eprintln!("localm: {why}: a chat turn gets no recall");
-            Recall::none(None)
+            (Recall::none(None), Vec::new())
         }
         Ok(()) => {
             let snap = store
@@ -65,7 +65,8 @@ pub fn run_recall(
                 embedder.as_ref().map(|e| e as &dyn Embedder),
                 &query.text,
             );
-            recall(&snap.records, &index, &sem, &query, Utc::now())
+            let result = recall(&snap.records, &index, &sem, &query, Utc::now());
+            (result, snap.records)
         }
     };
     if as_json {
@@ -76,7 +77,18 @@ pub fn run_recall(
             "header": result.header_value(),
         });
         if explain {
-            v["candidates"] = json!(result.candidates);
+            let candidates: Vec<serde_json::Value> = result
+                .candidates
+                .iter()
+                .map(|c| {
+                    let r = &records[c.scored.index];
+                    let mut v = json!(c);
+                    v["id"] = json!(r.id);
+                    v["text"] = json!(r.text);
+                    v
+                })
+                .collect();
+            v["candidates"] = json!(candidates);
         }
         output::json(&v);
         return Ok(());
@@ -112,8 +124,9 @@ pub fn run_recall(
             .iter()
             .map(|c| {
                 let s = &c.scored;
+                let r = &records[s.index];
                 vec![
-                    c.id.clone(),
+                    r.id.clone(),
                     if c.chosen { "yes" } else { "" }.into(),
                     format!("{:?}", s.gate).to_lowercase(),
                     s.cosine.map_or("-".into(), |x| format!("{x:.3}")),
@@ -121,7 +134,7 @@ pub fn run_recall(
                     format!("{:.3}", s.recency),
                     format!("{:.2}", s.importance),
                     format!("{:.3}", s.score),
-                    c.text.clone(),
+                    r.text.clone(),
                 ]
             })
             .collect();
