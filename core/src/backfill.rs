@@ -79,21 +79,13 @@ pub fn merge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Kind, Provenance, Source};
+    use crate::record::Source;
 
     fn rec(id: &str, text: &str, importance: f32) -> Record {
         let t = "2026-01-01T00:00:00Z".parse().unwrap();
         Record {
-            id: id.into(),
-            text: text.into(),
-            kind: Kind::Semantic,
-            source: Source::User,
             importance,
-            created_at: t,
-            updated_at: t,
-            last_recalled_at: None,
-            recall_count: 0,
-            provenance: Provenance::default(),
+            ..Record::fixture(id, text, Source::User, t)
         }
     }
 

@@ -106,6 +106,25 @@ impl Record {
 }
 
 #[cfg(test)]
+impl Record {
+    /// A record for tests: semantic, importance 0.8, created and updated at `at`, never recalled.
+    pub(crate) fn fixture(id: &str, text: &str, source: Source, at: DateTime<Utc>) -> Record {
+        Record {
+            id: id.into(),
+            text: text.into(),
+            kind: Kind::Semantic,
+            source,
+            importance: DEFAULT_IMPORTANCE,
+            created_at: at,
+            updated_at: at,
+            last_recalled_at: None,
+            recall_count: 0,
+            provenance: Provenance::default(),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

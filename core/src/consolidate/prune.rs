@@ -42,21 +42,11 @@ pub fn weakest(records: &[Record], now: DateTime<Utc>) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Kind, Provenance};
 
     fn rec(source: Source, importance: f32, updated: &str) -> Record {
-        let t = updated.parse().unwrap();
         Record {
-            id: "x".into(),
-            text: "t".into(),
-            kind: Kind::Semantic,
-            source,
             importance,
-            created_at: t,
-            updated_at: t,
-            last_recalled_at: None,
-            recall_count: 0,
-            provenance: Provenance::default(),
+            ..Record::fixture("x", "t", source, updated.parse().unwrap())
         }
     }
 

@@ -114,18 +114,8 @@ impl Fixture {
     fn user_fact(&self, id: &str, text: &str) {
         self.store
             .write(|s| {
-                s.records.push(Record {
-                    id: id.into(),
-                    text: text.into(),
-                    kind: Kind::Semantic,
-                    source: Source::User,
-                    importance: 0.8,
-                    created_at: now(),
-                    updated_at: now(),
-                    last_recalled_at: None,
-                    recall_count: 0,
-                    provenance: Provenance::default(),
-                });
+                s.records
+                    .push(Record::fixture(id, text, Source::User, now()));
                 Ok::<_, StoreError>(())
             })
             .unwrap();

@@ -162,7 +162,6 @@ pub fn is_first_person_question(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Kind, Provenance};
 
     fn at(s: &str) -> DateTime<Utc> {
         s.parse().unwrap()
@@ -170,16 +169,8 @@ mod tests {
 
     fn rec(source: Source, importance: f32, updated: &str) -> Record {
         Record {
-            id: "x".into(),
-            text: "t".into(),
-            kind: Kind::Semantic,
-            source,
             importance,
-            created_at: at(updated),
-            updated_at: at(updated),
-            last_recalled_at: None,
-            recall_count: 0,
-            provenance: Provenance::default(),
+            ..Record::fixture("x", "t", source, at(updated))
         }
     }
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use super::query::{Agent, ChatMessage, build_query};
 use super::*;
 use crate::engine::EngineError;
-use crate::record::{Kind, Provenance, Source};
+use crate::record::Source;
 use crate::store::vectors::{VectorEntry, text_hash};
 
 fn now() -> DateTime<Utc> {
@@ -14,16 +14,8 @@ fn now() -> DateTime<Utc> {
 
 fn rec(id: &str, text: &str, source: Source, importance: f32) -> Record {
     Record {
-        id: id.into(),
-        text: text.into(),
-        kind: Kind::Semantic,
-        source,
         importance,
-        created_at: now(),
-        updated_at: now(),
-        last_recalled_at: None,
-        recall_count: 0,
-        provenance: Provenance::default(),
+        ..Record::fixture(id, text, source, now())
     }
 }
 

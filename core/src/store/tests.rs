@@ -1,25 +1,14 @@
 //! Store transactions: atomicity, corrupt lines kept aside, clear's read-back.
 
 use super::*;
-use crate::record::{Kind, Provenance, Source};
+use crate::record::Source;
 
 fn now() -> DateTime<Utc> {
     "2026-03-01T12:00:00Z".parse().unwrap()
 }
 
 fn rec(id: &str, text: &str) -> Record {
-    Record {
-        id: id.into(),
-        text: text.into(),
-        kind: Kind::Semantic,
-        source: Source::User,
-        importance: 0.8,
-        created_at: now(),
-        updated_at: now(),
-        last_recalled_at: None,
-        recall_count: 0,
-        provenance: Provenance::default(),
-    }
+    Record::fixture(id, text, Source::User, now())
 }
 
 fn store(dir: &Path) -> Store {

@@ -9,18 +9,7 @@ fn at() -> DateTime<Utc> {
 }
 
 fn rec(id: &str, text: &str, source: Source) -> Record {
-    Record {
-        id: id.into(),
-        text: text.into(),
-        kind: Kind::Semantic,
-        source,
-        importance: 0.8,
-        created_at: at(),
-        updated_at: at(),
-        last_recalled_at: None,
-        recall_count: 0,
-        provenance: Provenance::default(),
-    }
+    Record::fixture(id, text, source, at())
 }
 
 fn cand(text: &str) -> Candidate {
