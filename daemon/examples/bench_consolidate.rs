@@ -67,6 +67,7 @@ fn main() {
             Some(grammar::candidates()),
         ),
         ("~350-token prompt, no grammar", &short, None),
+        ("8,000-char prompt, no grammar", &log, None),
         (
             "8,000-char prompt, candidates grammar",
             &log,
