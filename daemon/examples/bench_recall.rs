@@ -14,7 +14,7 @@ use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
 use localm_core::recall::{Degrade, Semantic, plan_semantic, recall};
 use localm_core::record::{Kind, Provenance, Record, Source};
-use localm_core::store::vectors::{VectorEntry, Vectors, text_hash};
+use localm_core::store::vectors::{Vectors, entries_for};
 
 const SUBJECTS: &[&str] = &[
     "printer firmware",
@@ -162,17 +162,7 @@ fn main() {
         );
     }
     let vecs = bert.embed(&texts).unwrap();
-    let vectors = Vectors::new(
-        recs.iter()
-            .zip(vecs)
-            .map(|(r, v)| VectorEntry {
-                id: r.id.clone(),
-                text_hash: text_hash(&r.text),
-                model: bert.id().to_string(),
-                vector: v,
-            })
-            .collect(),
-    );
+    let vectors = Vectors::new(entries_for(&recs, vecs, bert.id()));
     report(
         "query embedding (short query)",
         time(200, || {

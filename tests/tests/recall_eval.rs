@@ -10,7 +10,7 @@ use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
 use localm_core::recall::{Degrade, Semantic, recall};
 use localm_core::record::{Kind, Provenance, Record, Source};
-use localm_core::store::vectors::{VectorEntry, Vectors, text_hash};
+use localm_core::store::vectors::{Vectors, entries_for};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -125,18 +125,7 @@ fn recall_quality_lexical_vs_semantic() {
     let bert = Bert::load(&model).unwrap();
     let texts: Vec<&str> = records.iter().map(|r| r.text.as_str()).collect();
     let vecs = bert.embed(&texts).unwrap();
-    let vectors = Vectors::new(
-        records
-            .iter()
-            .zip(vecs)
-            .map(|(r, v)| VectorEntry {
-                id: r.id.clone(),
-                text_hash: text_hash(&r.text),
-                model: bert.id().to_string(),
-                vector: v,
-            })
-            .collect(),
-    );
+    let vectors = Vectors::new(entries_for(&records, vecs, bert.id()));
     eprintln!("semantic ({}):", bert.id());
     let semantic = evaluate(&set, &records, Some(&bert), &vectors);
 

@@ -18,22 +18,14 @@ pub fn extract_object(reply: &str) -> Option<Value> {
 /// and the open brackets are closed, so a truncated list of facts keeps its whole items.
 fn balanced(s: &str) -> Option<std::borrow::Cow<'_, str>> {
     let mut stack: Vec<char> = Vec::new();
-    let mut in_str = false;
-    let mut escaped = false;
+    let mut strings = InString::default();
     // Where an element of a list last closed, and the brackets open at that point.
     let mut last_item: Option<(usize, Vec<char>)> = None;
     for (i, c) in s.char_indices() {
-        if in_str {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_str = false,
-                _ => {}
-            }
+        if strings.feed(c) {
             continue;
         }
         match c {
-            '"' => in_str = true,
             '{' | '[' => stack.push(c),
             '}' | ']' => {
                 stack.pop();
@@ -57,24 +49,10 @@ fn balanced(s: &str) -> Option<std::borrow::Cow<'_, str>> {
 
 fn strip_trailing_commas(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut in_str = false;
-    let mut escaped = false;
+    let mut strings = InString::default();
     let chars: Vec<char> = s.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
-        if in_str {
-            out.push(c);
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_str = false,
-                _ => {}
-            }
-            continue;
-        }
-        if c == '"' {
-            in_str = true;
-        }
-        if c == ',' {
+        if !strings.feed(c) && c == ',' {
             let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
             if matches!(next, Some('}') | Some(']')) {
                 continue;
@@ -83,6 +61,30 @@ fn strip_trailing_commas(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// Whether a left-to-right scan of JSON text is inside a string literal.
+#[derive(Default)]
+struct InString {
+    open: bool,
+    escaped: bool,
+}
+
+impl InString {
+    /// Feed the next character; true if it belongs to a string literal (quotes included).
+    fn feed(&mut self, c: char) -> bool {
+        if self.open {
+            match (self.escaped, c) {
+                (true, _) => self.escaped = false,
+                (false, '\\') => self.escaped = true,
+                (false, '"') => self.open = false,
+                _ => {}
+            }
+            return true;
+        }
+        self.open = c == '"';
+        self.open
+    }
 }
 
 /// A number in 0–1 from a JSON value that may be a number or a numeric string.

@@ -120,6 +120,24 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Sidecar entries for `records` and the vectors `model` made of their texts, in order.
+pub fn entries_for(
+    records: &[crate::record::Record],
+    vectors: Vec<Vec<f32>>,
+    model: &str,
+) -> Vec<VectorEntry> {
+    records
+        .iter()
+        .zip(vectors)
+        .map(|(r, vector)| VectorEntry {
+            id: r.id.clone(),
+            text_hash: text_hash(&r.text),
+            model: model.to_string(),
+            vector,
+        })
+        .collect()
+}
+
 /// The vectors of a store, looked up by record id.
 #[derive(Debug, Clone, Default)]
 pub struct Vectors {
