@@ -171,10 +171,9 @@ pub fn restore(ctx: &Ctx, id: &str) -> Result<Committed<Record>, ManageError> {
     refuse_in_privacy(ctx, "restore")?;
     ctx.store.write(|snap| {
         import_legacy_once(ctx, snap)?;
-        let archived_id = find_archived(snap, id)?.record.id.clone();
-        let key = {
-            let a = find_archived(snap, &archived_id)?;
-            fact_key(&a.record.text)
+        let (archived_id, key) = {
+            let a = find_archived(snap, id)?;
+            (a.record.id.clone(), fact_key(&a.record.text))
         };
         if let Some(live) = snap
             .records

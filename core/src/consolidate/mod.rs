@@ -228,16 +228,14 @@ pub fn run<'g>(
         )?;
         let candidates = read_candidates(&reply.text, &mut report.skipped);
         let vectors = pass.store.read_vectors().ok();
+        let existing = Existing {
+            snap: &snap,
+            index: LexicalIndex::new(snap.records.iter().map(|r| r.text.as_str())),
+            embedder,
+            vectors: vectors.as_ref(),
+        };
         for c in candidates {
-            let planned = consider(
-                &c,
-                &snap,
-                &user_words,
-                &changes,
-                embedder,
-                vectors.as_ref(),
-                &mut model,
-            );
+            let planned = consider(&c, &existing, &user_words, &changes, &mut model);
             changes.push(Change {
                 planned,
                 sessions: fact_sessions.clone(),
@@ -317,15 +315,23 @@ fn read_candidates(reply: &str, skipped: &mut Vec<Skipped>) -> Vec<Candidate> {
 }
 
 /// Decide one candidate: guards that need no model first, then the model's verdict.
+/// The store as the pass found it, with what finding a candidate's neighbours needs (the
+/// lexical index is built once per pass, not per candidate).
+struct Existing<'a> {
+    snap: &'a Snapshot,
+    index: LexicalIndex,
+    embedder: Option<&'a dyn Embedder>,
+    vectors: Option<&'a crate::store::vectors::Vectors>,
+}
+
 fn consider(
     c: &Candidate,
-    snap: &Snapshot,
+    existing: &Existing,
     user_words: &HashSet<String>,
     earlier: &[Change],
-    embedder: Option<&dyn Embedder>,
-    vectors: Option<&crate::store::vectors::Vectors>,
     model: &mut Model,
 ) -> Planned {
+    let snap = existing.snap;
     let skip = |why: &str| Planned::Skip {
         text: c.text.clone(),
         why: why.into(),
@@ -345,7 +351,7 @@ fn consider(
             return skip("a near-duplicate of another candidate");
         }
     }
-    let neighbours = neighbours(c, snap, embedder, vectors);
+    let neighbours = neighbours(c, existing);
     for (r, cos) in &neighbours {
         if plan::near_duplicate(&c.text, &r.text, *cos) {
             return skip(&format!("a near-duplicate of {}", r.id));
@@ -397,15 +403,10 @@ fn read_decision(reply: &str) -> Option<Decision> {
 
 /// The existing facts nearest to a candidate: shared content words (BM25), and cosine ≥ 0.55
 /// when vectors are current. Best first, at most a few.
-fn neighbours<'s>(
-    c: &Candidate,
-    snap: &'s Snapshot,
-    embedder: Option<&dyn Embedder>,
-    vectors: Option<&crate::store::vectors::Vectors>,
-) -> Vec<(&'s Record, Option<f32>)> {
-    let index = LexicalIndex::new(snap.records.iter().map(|r| r.text.as_str()));
+fn neighbours<'s>(c: &Candidate, existing: &Existing<'s>) -> Vec<(&'s Record, Option<f32>)> {
+    let (snap, index) = (existing.snap, &existing.index);
     let bm25 = index.scores(&index.terms(&content_words(&c.text)));
-    let cosines: Vec<Option<f32>> = match (embedder, vectors) {
+    let cosines: Vec<Option<f32>> = match (existing.embedder, existing.vectors) {
         (Some(e), Some(v)) => match e.embed(&[&c.text]) {
             Ok(q) if q.len() == 1 => snap
                 .records

@@ -20,15 +20,27 @@ pub fn embeddings_dir(data_dir: &Path) -> PathBuf {
 /// The embedding model folder in force: the `embedding_model` setting, else the default
 /// install location if it exists; `None` when no embedder is installed.
 pub fn embedder_path(data_dir: &Path, settings: &Settings) -> Option<PathBuf> {
-    if let Some(p) = &settings.embedding_model {
-        return Some(if p.is_absolute() {
-            p.clone()
-        } else {
-            data_dir.join(p)
-        });
-    }
     let default = embeddings_dir(data_dir).join(DEFAULT_EMBEDDER);
-    default.join("config.json").exists().then_some(default)
+    let installed = default.join("config.json").exists();
+    in_force(
+        data_dir,
+        settings.embedding_model.as_deref(),
+        default,
+        installed,
+    )
+}
+
+/// A model setting resolved against the data dir, else `default` when it is installed.
+fn in_force(
+    data_dir: &Path,
+    setting: Option<&Path>,
+    default: PathBuf,
+    installed: bool,
+) -> Option<PathBuf> {
+    match setting {
+        Some(p) => Some(data_dir.join(p)), // `join` keeps an absolute path as it is
+        None => installed.then_some(default),
+    }
 }
 
 /// The GGUF `localm setup-model` installs by default.
@@ -42,13 +54,7 @@ pub fn llm_dir(data_dir: &Path) -> PathBuf {
 
 /// The GGUF in force: the `llm_model` setting, else the default install if present.
 pub fn llm_path(data_dir: &Path, settings: &Settings) -> Option<PathBuf> {
-    if let Some(p) = &settings.llm_model {
-        return Some(if p.is_absolute() {
-            p.clone()
-        } else {
-            data_dir.join(p)
-        });
-    }
     let default = llm_dir(data_dir).join(DEFAULT_LLM_FILE);
-    default.exists().then_some(default)
+    let installed = default.exists();
+    in_force(data_dir, settings.llm_model.as_deref(), default, installed)
 }
