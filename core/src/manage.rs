@@ -1,5 +1,5 @@
-//! The user's operations on the store — add, forget, restore, accept, reject, list corrections,
-//! clear — with the rules the spec states, shared by the terminal and the API.
+//! The user's operations on the store — add, edit, forget, replace all, restore, accept, reject,
+//! list corrections, clear — with the rules the spec states, shared by the terminal and the API.
 
 use std::path::PathBuf;
 
@@ -15,6 +15,11 @@ use crate::store::archive::Archived;
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
 use crate::store::{ClearReport, Committed, Snapshot, Store, StoreError};
 use crate::text::{TextError, fact_key, normalize_fact};
+
+/// A bulk edit (`replace_all`) takes at most this many non-empty lines.
+pub const BULK_MAX_LINES: usize = 256;
+/// A bulk edit takes at most this many characters.
+pub const BULK_MAX_CHARS: usize = 64_000;
 
 /// Why an operation was refused. Nothing was changed when one is returned.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +42,18 @@ pub enum ManageError {
         query: String,
         ids: Vec<String>,
     },
+    #[error("nothing to change: give new text, an importance, or both")]
+    NothingToChange,
+    #[error("another fact ({id}) already says that; edit or forget that one instead")]
+    Duplicate { id: String },
+    #[error("the text is {chars} characters long; a bulk edit takes at most {BULK_MAX_CHARS}")]
+    BulkTooLarge { chars: usize },
+    #[error(
+        "the text has {lines} facts (non-empty lines); a bulk edit takes at most {BULK_MAX_LINES}"
+    )]
+    BulkTooManyLines { lines: usize },
+    #[error("line {line}: {source}")]
+    Line { line: usize, source: TextError },
     #[error("correction {id} no longer applies: its fact changed since it was proposed; reject it")]
     Stale { id: String },
     #[error(transparent)]
@@ -60,6 +77,14 @@ pub enum Added {
     New(Record),
     /// The same fact (ignoring case and spacing) was already there; nothing changed.
     Existing(Record),
+}
+
+/// The result of `replace_all`: what was kept as it was, added, and deleted.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Replaced {
+    pub kept: Vec<Record>,
+    pub added: Vec<Record>,
+    pub deleted: Vec<Record>,
 }
 
 /// Which live record `query` (an id or unique prefix) names.
@@ -136,23 +161,143 @@ pub fn add(
         if snap.records.len() >= MAX_RECORDS {
             return Err(ManageError::Full);
         }
-        let record = Record {
-            id: snap.fresh_id(&text, ctx.now),
-            text: text.clone(),
-            kind,
-            source: Source::User,
-            importance,
-            created_at: ctx.now,
-            updated_at: ctx.now,
-            last_recalled_at: None,
-            recall_count: 0,
-            provenance: Provenance {
-                via: Some(ctx.via.to_string()),
-                ..Provenance::default()
-            },
-        };
+        let record = user_record(ctx, snap, text.clone(), kind, importance);
         snap.records.push(record.clone());
         Ok(Added::New(record))
+    })
+}
+
+/// A new record for text the user typed: source `user`, provenance via the caller.
+fn user_record(ctx: &Ctx, snap: &Snapshot, text: String, kind: Kind, importance: f32) -> Record {
+    Record {
+        id: snap.fresh_id(&text, ctx.now),
+        text,
+        kind,
+        source: Source::User,
+        importance,
+        created_at: ctx.now,
+        updated_at: ctx.now,
+        last_recalled_at: None,
+        recall_count: 0,
+        provenance: Provenance {
+            via: Some(ctx.via.to_string()),
+            ..Provenance::default()
+        },
+    }
+}
+
+/// Edit one live record's text, importance, or both. New text is the user's: the record becomes
+/// source `user`. Importance is clamped for the record's source (synth at most 0.85).
+pub fn patch(
+    ctx: &Ctx,
+    id: &str,
+    text: Option<&str>,
+    importance: Option<f32>,
+) -> Result<Committed<Record>, ManageError> {
+    refuse_in_privacy(ctx, "edit")?;
+    if text.is_none() && importance.is_none() {
+        return Err(ManageError::NothingToChange);
+    }
+    let text = text.map(normalize_fact).transpose()?;
+    if let Some(i) = importance.filter(|i| !(0.0..=1.0).contains(i)) {
+        return Err(ManageError::BadImportance(i));
+    }
+    ctx.store.write(|snap| {
+        import_legacy_once(ctx, snap)?;
+        let rid = find_record(snap, id)?.id.clone();
+        if let Some(text) = &text {
+            let key = fact_key(text);
+            if let Some(other) = snap
+                .records
+                .iter()
+                .find(|r| r.id != rid && fact_key(&r.text) == key)
+            {
+                return Err(ManageError::Duplicate {
+                    id: other.id.clone(),
+                });
+            }
+        }
+        let rec = snap
+            .records
+            .iter_mut()
+            .find(|r| r.id == rid)
+            .ok_or_else(|| ManageError::NotFound {
+                what: "fact",
+                query: id.to_string(),
+            })?;
+        let before = rec.clone();
+        if let Some(text) = text.filter(|t| *t != rec.text) {
+            rec.text = text;
+            rec.source = Source::User;
+            rec.provenance = Provenance {
+                via: Some(ctx.via.to_string()),
+                ..Provenance::default()
+            };
+        }
+        if let Some(i) = importance {
+            rec.importance = Record::clamp_importance(rec.source, i);
+        }
+        if *rec != before {
+            rec.updated_at = ctx.now;
+        }
+        Ok(rec.clone())
+    })
+}
+
+/// Replace the whole store with `text`, one fact a line (the bulk edit behind `PUT /api/memory`).
+/// A line naming an existing fact (same fact key) keeps that record as it is; a new line becomes
+/// a user record as `add` makes it; a record no line names is deleted (not archived). Empty text
+/// deletes everything.
+pub fn replace_all(ctx: &Ctx, text: &str) -> Result<Committed<Replaced>, ManageError> {
+    refuse_in_privacy(ctx, "replace all")?;
+    let chars = text.chars().count();
+    if chars > BULK_MAX_CHARS {
+        return Err(ManageError::BulkTooLarge { chars });
+    }
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !is_blank(l))
+        .collect();
+    if lines.len() > BULK_MAX_LINES {
+        return Err(ManageError::BulkTooManyLines { lines: lines.len() });
+    }
+    let facts = lines
+        .into_iter()
+        .map(|(i, l)| {
+            normalize_fact(l).map_err(|source| ManageError::Line {
+                line: i + 1,
+                source,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    ctx.store.write(|snap| {
+        import_legacy_once(ctx, snap)?;
+        let mut wanted: Vec<(String, String)> = Vec::new();
+        for fact in facts {
+            let key = fact_key(&fact);
+            if !wanted.iter().any(|(k, _)| *k == key) {
+                wanted.push((key, fact));
+            }
+        }
+        let mut out = Replaced::default();
+        for r in std::mem::take(&mut snap.records) {
+            if wanted.iter().any(|(k, _)| *k == fact_key(&r.text)) {
+                out.kept.push(r);
+            } else {
+                out.deleted.push(r);
+            }
+        }
+        snap.records = out.kept.clone();
+        for (key, fact) in wanted {
+            if snap.records.iter().any(|r| fact_key(&r.text) == key) {
+                continue;
+            }
+            let record = user_record(ctx, snap, fact, Kind::Semantic, DEFAULT_IMPORTANCE);
+            snap.records.push(record.clone());
+            out.added.push(record);
+        }
+        Ok(out)
     })
 }
 
@@ -282,6 +427,11 @@ pub fn reject(ctx: &Ctx, id: &str) -> Result<Committed<Correction>, ManageError>
 /// Erase everything: live facts, the archive, corrections, vectors. Allowed in every mode.
 pub fn clear(ctx: &Ctx) -> Result<ClearReport, ManageError> {
     Ok(ctx.store.clear()?)
+}
+
+/// A line `normalize_fact` would find empty: only white space and control characters.
+fn is_blank(line: &str) -> bool {
+    line.chars().all(|c| c.is_whitespace() || c.is_control())
 }
 
 fn refuse_in_privacy(ctx: &Ctx, what: &'static str) -> Result<(), ManageError> {

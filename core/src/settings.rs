@@ -8,6 +8,12 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::plugins::PluginState;
+
+pub use self::keys::KEYS;
+
+mod keys;
+
 /// The session mode. Memory only grows in `log` or `full`; `privacy` (the default) writes nothing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -78,6 +84,9 @@ pub struct Settings {
     /// A sentence-transformers folder for embeddings, if not the installed default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding_model: Option<PathBuf>,
+    /// Installed and enabled plugins, by name (see `plugins`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub plugins: BTreeMap<String, PluginState>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
 }
@@ -96,6 +105,7 @@ impl Default for Settings {
             memory_recall_in_privacy_chat: true,
             llm_model: None,
             embedding_model: None,
+            plugins: BTreeMap::new(),
             extra: BTreeMap::new(),
         }
     }
@@ -113,6 +123,14 @@ pub enum SettingsError {
     Invalid { path: PathBuf, reason: String },
     #[error("LOCALM_MODE: {0}")]
     BadEnvMode(BadMode),
+    #[error("unknown setting {key:?}: known settings are {known}")]
+    UnknownKey { key: String, known: String },
+    #[error("{key} cannot be {value:?}: expected {expected}")]
+    BadValue {
+        key: String,
+        value: String,
+        expected: &'static str,
+    },
 }
 
 impl Settings {

@@ -50,8 +50,19 @@ pub fn code_of(err: &anyhow::Error) -> Code {
         if let Some(e) = cause.downcast_ref::<ManageError>() {
             return match e {
                 ManageError::Privacy(_) => Code::Privacy,
-                ManageError::Full | ManageError::Text(TextError::TooLong { .. }) => Code::OverCap,
-                ManageError::Text(TextError::Empty) | ManageError::BadImportance(_) => Code::Usage,
+                ManageError::Full
+                | ManageError::Text(TextError::TooLong { .. })
+                | ManageError::BulkTooLarge { .. }
+                | ManageError::BulkTooManyLines { .. }
+                | ManageError::Line {
+                    source: TextError::TooLong { .. },
+                    ..
+                } => Code::OverCap,
+                ManageError::Text(TextError::Empty)
+                | ManageError::Line { .. }
+                | ManageError::BadImportance(_)
+                | ManageError::NothingToChange
+                | ManageError::Duplicate { .. } => Code::Usage,
                 ManageError::NotFound { .. } | ManageError::Ambiguous { .. } => Code::NotFound,
                 ManageError::Store(StoreError::Lock(LockError::Busy { .. })) => Code::Busy,
                 ManageError::Stale { .. } | ManageError::Store(_) => Code::Failure,

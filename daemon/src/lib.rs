@@ -2,10 +2,13 @@
 //! runtime or a native library. `main.rs` is a thin shell over it; benches and tests use it too.
 //!
 //! **Invariant:** the rules live in `localm-core`; this crate only wires them to files, models,
-//! the terminal and (later) the socket. Dependencies point one way: daemon → core.
+//! the terminal, the daemon and its socket. Dependencies point one way: daemon → core.
 
+pub mod api;
 pub mod backfill;
 pub mod cli;
 pub mod exit;
 pub mod models;
+pub mod passes;
 pub mod paths;
+pub mod service;

@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub mod daemon;
+
 /// The `localm` binary under test: `$LOCALM_BIN`, else `target/<profile>/localm` next to this
 /// test executable (`scripts/test` builds it first).
 pub fn bin() -> PathBuf {

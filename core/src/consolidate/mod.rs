@@ -271,7 +271,7 @@ pub fn run<'g>(
     pass.store.write(|fresh: &mut Snapshot| {
         apply(pass, fresh, changes, &read_to, &summarised, &mut report);
         report.duration_ms = started.elapsed().as_secs_f64() * 1e3;
-        fresh.state.last_pass = Some(summary_of(&report));
+        fresh.state.last_pass = Some(summary_of(pass, &report));
         Ok::<_, StoreError>(())
     })?;
     Ok(report)
@@ -615,8 +615,10 @@ fn apply(
 }
 
 /// What `state.json` keeps of a pass (counts, no fact text).
-fn summary_of(r: &Report) -> Value {
+fn summary_of(pass: &Pass, r: &Report) -> Value {
     serde_json::json!({
+        "at": pass.now,
+        "pass_id": pass.pass_id,
         "status": r.status,
         "reason": r.reason,
         "added": r.added.len(),

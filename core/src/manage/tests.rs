@@ -356,3 +356,290 @@ fn clear_erases_facts_archive_and_corrections() {
     let snap = f.store.read().unwrap();
     assert!(snap.records.is_empty() && snap.archive.is_empty() && snap.corrections.is_empty());
 }
+
+/// Put records straight into the store (any source), as consolidation or an import would.
+fn seed(f: &Fixture, records: &[(&str, &str, Source, f32)]) {
+    f.store
+        .write(|snap| {
+            for (id, text, source, importance) in records {
+                let mut r = Record::fixture(id, text, *source, at("2026-01-01T00:00:00Z"));
+                r.importance = *importance;
+                r.provenance.sessions = vec!["s1".into()];
+                snap.records.push(r);
+            }
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+}
+
+fn texts(f: &Fixture) -> Vec<String> {
+    f.store
+        .read()
+        .unwrap()
+        .records
+        .into_iter()
+        .map(|r| r.text)
+        .collect()
+}
+
+#[test]
+fn patch_text_makes_the_fact_the_users() {
+    let f = fixture();
+    seed(&f, &[("aa000001", "Works at Acme", Source::Synth, 0.6)]);
+    let r = patch(&f.ctx(Mode::Log), "aa", Some("  Works at\nInitech "), None)
+        .unwrap()
+        .value;
+    assert_eq!(r.id, "aa000001", "the fact keeps its id");
+    assert_eq!(r.text, "Works at Initech");
+    assert_eq!(r.source, Source::User);
+    assert_eq!(r.importance, 0.6, "importance unchanged");
+    assert_eq!(r.updated_at, at("2026-03-01T12:00:00Z"));
+    assert_eq!(r.created_at, at("2026-01-01T00:00:00Z"));
+    assert_eq!(r.provenance.via.as_deref(), Some("cli"));
+    assert!(
+        r.provenance.sessions.is_empty(),
+        "the text no longer comes from a session"
+    );
+    assert_eq!(f.store.read().unwrap().records, vec![r]);
+}
+
+#[test]
+fn patch_importance_only_keeps_the_source_and_clamps_synth() {
+    let f = fixture();
+    seed(
+        &f,
+        &[
+            ("aa000001", "Likes jazz", Source::Synth, 0.5),
+            ("bb000001", "Uses vim", Source::Import, 0.7),
+        ],
+    );
+    let r = patch(&f.ctx(Mode::Log), "aa000001", None, Some(0.95))
+        .unwrap()
+        .value;
+    assert_eq!(r.source, Source::Synth);
+    assert_eq!(r.importance, 0.85, "synth is capped");
+    assert_eq!(r.text, "Likes jazz");
+    assert_eq!(r.provenance.sessions, vec!["s1".to_string()]);
+    assert_eq!(r.updated_at, at("2026-03-01T12:00:00Z"));
+    let r = patch(&f.ctx(Mode::Log), "bb", None, Some(1.0))
+        .unwrap()
+        .value;
+    assert_eq!((r.source, r.importance), (Source::Import, 1.0));
+}
+
+#[test]
+fn patch_both_clamps_for_the_new_source() {
+    let f = fixture();
+    seed(&f, &[("aa000001", "Likes jazz", Source::Synth, 0.5)]);
+    let r = patch(&f.ctx(Mode::Log), "aa", Some("Loves jazz"), Some(0.95))
+        .unwrap()
+        .value;
+    assert_eq!(r.text, "Loves jazz");
+    assert_eq!(r.source, Source::User);
+    assert_eq!(r.importance, 0.95, "the user's fact is not capped");
+}
+
+#[test]
+fn patch_with_the_same_values_changes_nothing() {
+    let f = fixture();
+    seed(&f, &[("aa000001", "Likes jazz", Source::Synth, 0.5)]);
+    let before = f.store.read().unwrap().records;
+    let r = patch(&f.ctx(Mode::Log), "aa", Some("Likes jazz"), Some(0.5))
+        .unwrap()
+        .value;
+    assert_eq!(vec![r], before);
+}
+
+#[test]
+fn patch_refusals_change_nothing() {
+    let f = fixture();
+    seed(
+        &f,
+        &[
+            ("aa000001", "Works at Acme", Source::User, 0.8),
+            ("aa000002", "Lives in Oslo", Source::Synth, 0.5),
+        ],
+    );
+    let before = f.store.read().unwrap().records;
+    let log = f.ctx(Mode::Log);
+    assert!(matches!(
+        patch(&f.ctx(Mode::Privacy), "aa000001", Some("x"), None),
+        Err(ManageError::Privacy("edit"))
+    ));
+    let none = patch(&log, "aa000001", None, None).unwrap_err();
+    assert!(matches!(none, ManageError::NothingToChange));
+    assert!(none.to_string().starts_with("nothing to change"), "{none}");
+    assert!(matches!(
+        patch(&log, "aa000001", Some(" \n "), None),
+        Err(ManageError::Text(TextError::Empty))
+    ));
+    assert!(matches!(
+        patch(&log, "aa000001", Some(&"x".repeat(501)), None),
+        Err(ManageError::Text(TextError::TooLong { chars: 501 }))
+    ));
+    for bad in [-0.1, 1.01, f32::NAN] {
+        assert!(matches!(
+            patch(&log, "aa000001", None, Some(bad)),
+            Err(ManageError::BadImportance(_))
+        ));
+    }
+    assert!(matches!(
+        patch(&log, "aa", Some("x"), None),
+        Err(ManageError::Ambiguous { .. })
+    ));
+    assert!(matches!(
+        patch(&log, "zz", Some("x"), None),
+        Err(ManageError::NotFound { .. })
+    ));
+    let dup = patch(&log, "aa000001", Some("lives  in OSLO"), None).unwrap_err();
+    assert!(
+        matches!(dup, ManageError::Duplicate { ref id } if id == "aa000002"),
+        "{dup}"
+    );
+    assert!(dup.to_string().contains("aa000002"), "{dup}");
+    assert_eq!(f.store.read().unwrap().records, before);
+    // Recasing a fact's own text is not a duplicate of itself.
+    let r = patch(&log, "aa000001", Some("works at ACME"), None)
+        .unwrap()
+        .value;
+    assert_eq!(r.text, "works at ACME");
+}
+
+#[test]
+fn replace_all_keeps_adds_and_deletes() {
+    let f = fixture();
+    seed(
+        &f,
+        &[
+            ("aa000001", "Works at Acme", Source::Synth, 0.5),
+            ("aa000002", "Lives in Oslo", Source::Import, 0.7),
+            ("aa000003", "Owns a cat", Source::User, 0.8),
+        ],
+    );
+    let kept_before = f.store.read().unwrap().records[0].clone();
+    let text = "works at  ACME\n\n  Drinks oolong \r\nOwns a cat\n";
+    let done = replace_all(&f.ctx(Mode::Log), text).unwrap().value;
+    let ids = |rs: &[Record]| rs.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&done.kept), ["aa000001", "aa000003"]);
+    assert_eq!(
+        done.kept[0], kept_before,
+        "a kept record is unchanged, synth and all"
+    );
+    assert_eq!(ids(&done.deleted), ["aa000002"]);
+    assert_eq!(done.added.len(), 1);
+    let new = &done.added[0];
+    assert_eq!(new.text, "Drinks oolong");
+    assert_eq!(
+        (new.kind, new.source, new.importance),
+        (Kind::Semantic, Source::User, DEFAULT_IMPORTANCE)
+    );
+    assert_eq!(new.provenance.via.as_deref(), Some("cli"));
+    assert_eq!(new.created_at, at("2026-03-01T12:00:00Z"));
+    assert!(!new.id.starts_with("aa0000"));
+    assert_eq!(texts(&f), ["Works at Acme", "Owns a cat", "Drinks oolong"]);
+    let snap = f.store.read().unwrap();
+    assert!(snap.archive.is_empty(), "deleted, not archived");
+}
+
+#[test]
+fn replace_all_counts_repeated_lines_once() {
+    let f = fixture();
+    seed(&f, &[("aa000001", "Uses vim", Source::User, 0.8)]);
+    let text = "Uses vim\nuses VIM\nLikes jazz\nlikes   jazz\nLikes jazz";
+    let done = replace_all(&f.ctx(Mode::Log), text).unwrap().value;
+    assert_eq!(done.kept.len(), 1);
+    assert_eq!(done.added.len(), 1);
+    assert!(done.deleted.is_empty());
+    assert_eq!(texts(&f), ["Uses vim", "Likes jazz"]);
+}
+
+#[test]
+fn replace_all_with_empty_text_deletes_everything() {
+    let f = fixture();
+    seed(
+        &f,
+        &[
+            ("aa000001", "Uses vim", Source::User, 0.8),
+            ("aa000002", "Likes jazz", Source::Synth, 0.5),
+        ],
+    );
+    let done = replace_all(&f.ctx(Mode::Full), " \n\t\n").unwrap().value;
+    assert_eq!(done.deleted.len(), 2);
+    assert!(done.kept.is_empty() && done.added.is_empty());
+    assert!(f.store.read().unwrap().records.is_empty());
+}
+
+#[test]
+fn replace_all_caps_and_refusals_change_nothing() {
+    let f = fixture();
+    seed(&f, &[("aa000001", "Uses vim", Source::User, 0.8)]);
+    let before = f.store.read().unwrap().records;
+    let log = f.ctx(Mode::Log);
+
+    assert!(matches!(
+        replace_all(&f.ctx(Mode::Privacy), ""),
+        Err(ManageError::Privacy("replace all"))
+    ));
+
+    // 64,000 characters are allowed (checked at the end); one more is not.
+    let at_cap = format!("{}\n", "x".repeat(249)).repeat(BULK_MAX_CHARS / 250);
+    assert_eq!(at_cap.chars().count(), BULK_MAX_CHARS);
+    let too_big = format!("{at_cap}y");
+    let err = replace_all(&log, &too_big).unwrap_err();
+    assert!(
+        matches!(err, ManageError::BulkTooLarge { chars } if chars == BULK_MAX_CHARS + 1),
+        "{err}"
+    );
+    assert!(err.to_string().contains("64001"), "{err}");
+
+    // 256 facts are fine (blank lines do not count); 257 are not.
+    let lines = |n: usize| (0..n).map(|i| format!("fact {i}\n\n")).collect::<String>();
+    let err = replace_all(&log, &lines(BULK_MAX_LINES + 1)).unwrap_err();
+    assert!(
+        matches!(err, ManageError::BulkTooManyLines { lines: 257 }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("257"), "{err}");
+    assert_eq!(f.store.read().unwrap().records, before);
+
+    // A line over 500 characters names its (1-based) line number.
+    let text = format!("Uses vim\n\n{}\nLikes jazz", "x".repeat(501));
+    let err = replace_all(&log, &text).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ManageError::Line {
+                line: 3,
+                source: TextError::TooLong { chars: 501 }
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "line 3: the fact is 501 characters long; the limit is 500"
+    );
+    assert_eq!(f.store.read().unwrap().records, before);
+
+    let done = replace_all(&log, &lines(BULK_MAX_LINES)).unwrap().value;
+    assert_eq!(done.added.len(), BULK_MAX_LINES);
+    assert_eq!(f.store.read().unwrap().records.len(), MAX_RECORDS);
+    let done = replace_all(&log, &at_cap).unwrap().value;
+    assert_eq!(done.added.len(), 1, "256 equal lines are one fact");
+    assert_eq!(done.deleted.len(), MAX_RECORDS);
+}
+
+#[test]
+fn replace_all_imports_the_legacy_file_first() {
+    let f = fixture();
+    std::fs::write(&f.legacy, "# Memory\n- Name is Ada\n- Uses vim\n").unwrap();
+    let done = replace_all(&f.ctx(Mode::Log), "Name is Ada\nLikes jazz")
+        .unwrap()
+        .value;
+    assert_eq!(done.kept.len(), 1);
+    assert_eq!(done.kept[0].source, Source::Import);
+    assert_eq!(done.deleted.len(), 1);
+    assert_eq!(done.deleted[0].text, "Uses vim");
+    assert!(f.store.read().unwrap().state.legacy_imported);
+    assert_eq!(texts(&f), ["Name is Ada", "Likes jazz"]);
+}

@@ -1,6 +1,9 @@
 //! `localm memory consolidate`: one consolidation pass now, printing what it added, updated,
 //! deleted, proposed and skipped, and why.
 
+use std::sync::Arc;
+
+use anyhow::Context as _;
 use chrono::Utc;
 use localm_core::consolidate::{self, LoadGenerator, Pass, Report};
 use localm_core::engine::{Embedder, EngineError, Generator};
@@ -12,9 +15,38 @@ use super::Context;
 use super::output::{self, print};
 use crate::backfill;
 use crate::exit::{Code, coded};
+use crate::models::llama::CANCEL;
 use crate::models::{self, generator::Llama};
 
 pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
+    // SIGTERM (the daemon stopping, or a user) abandons the model work at the next prompt chunk
+    // or token: the pass then fails before its write, and the store is untouched. A SIGTERM that
+    // lands during the write itself is noticed by nobody, so the write completes.
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&CANCEL))
+        .context("cannot install the SIGTERM handler")?;
+    match pass(ctx) {
+        Ok(report) => {
+            if as_json {
+                output::json(&report);
+            } else {
+                print(&human(&report));
+            }
+            Ok(())
+        }
+        Err(e) => {
+            if as_json {
+                output::json(&json!({
+                    "status": "error", "reason": format!("{e:#}"),
+                    "added": [], "updated": [], "deleted": [], "proposed": [], "episodic": [],
+                }));
+            }
+            Err(e)
+        }
+    }
+}
+
+/// One pass now, with the installed model and embedder; then embed up to 64 new facts.
+pub fn pass(ctx: &Context) -> anyhow::Result<Report> {
     let store = Store::new(&ctx.data_dir, "chat", "localm memory consolidate");
     let model_path = models::llm_path(&ctx.data_dir, &ctx.settings);
     let load: LoadGenerator = Box::new(move || match model_path {
@@ -32,6 +64,7 @@ pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
     let now = Utc::now();
     let mut h = Fnv::new();
     h.write(&now.timestamp_nanos_opt().unwrap_or_default().to_le_bytes());
+    h.write(&std::process::id().to_le_bytes());
     let pass = Pass {
         store: &store,
         sessions_dir: ctx.data_dir.join("sessions"),
@@ -39,34 +72,20 @@ pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
         now,
         pass_id: format!("p{:07x}", h.finish() >> 36),
     };
-    let report = consolidate::run(&pass, load, embedder.as_ref().map(|e| e as &dyn Embedder));
-    let report = match report {
-        Ok(r) => r,
-        Err(e) => {
-            if as_json {
-                output::json(&json!({
-                    "status": "error", "reason": e.to_string(),
-                    "added": [], "updated": [], "deleted": [], "proposed": [], "episodic": [],
-                }));
-            }
-            return Err(coded(
+    let report = consolidate::run(&pass, load, embedder.as_ref().map(|e| e as &dyn Embedder))
+        .map_err(|e| {
+            coded(
                 Code::Failure,
                 format!("consolidation failed, nothing was changed: {e}"),
-            ));
-        }
-    };
+            )
+        })?;
     if report.status == "ok"
         && let Some(e) = &embedder
         && let Err(err) = backfill::sweep(&store, e, localm_core::backfill::PER_PASS, false)
     {
         eprintln!("localm: warning: embedding new facts failed: {err:#}");
     }
-    if as_json {
-        output::json(&report);
-    } else {
-        print(&human(&report));
-    }
-    Ok(())
+    Ok(report)
 }
 
 fn human(r: &Report) -> String {

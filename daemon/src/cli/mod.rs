@@ -1,11 +1,17 @@
 //! The command line: the clap definitions (no side effects) and dispatch to one file per group.
 
 pub mod consolidate;
+pub mod job;
 pub mod memory;
 pub mod output;
+pub mod plugin;
 pub mod recall;
+pub mod service;
+pub mod settings;
 pub mod setup;
+pub mod status;
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
@@ -61,9 +67,33 @@ impl From<ModeArg> for Mode {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the memory service: watch session logs, consolidate, run jobs, serve the socket.
+    Daemon(DaemonArgs),
+    /// Where things stand: mode, plugin, daemon, models, records, last pass, next job.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show settings.json, or get or set one key.
+    Settings {
+        #[command(subcommand)]
+        cmd: Option<settings::SettingsCommand>,
+        /// Print every setting as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Manage the memory store directly (works with or without the daemon).
     #[command(subcommand)]
     Memory(memory::MemoryCommand),
+    /// The memory plugin: the chat recall and consolidation hooks and the /api/memory routes.
+    #[command(subcommand)]
+    Plugin(plugin::PluginCommand),
+    /// Scheduled jobs (run by the daemon).
+    #[command(subcommand)]
+    Job(job::JobCommand),
+    /// Run the daemon as a systemd user service or a launchd agent.
+    #[command(subcommand)]
+    Service(service::ServiceCommand),
     /// Install the embedding model for semantic recall (bge-small-en-v1.5), then embed the
     /// existing facts.
     SetupEmbeddings {
@@ -82,6 +112,21 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct DaemonArgs {
+    /// The control socket [default: $XDG_RUNTIME_DIR/localm/memory.sock, else
+    /// <data dir>/run/memory.sock]
+    #[arg(long, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+    /// Also serve the API on this loopback address (e.g. 127.0.0.1:8765), guarded by the token
+    /// in <data dir>/api-token. Off by default.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+    /// More log detail: -v debug, -vv trace (RUST_LOG overrides).
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
 }
 
 /// What every command needs: where the data is and which mode is in force.
@@ -124,5 +169,22 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             let ctx = Context::resolve(&cli.global)?;
             memory::run(&ctx, cmd)
         }
+        Command::Daemon(args) => {
+            crate::service::init_logging(args.verbose);
+            let ctx = Context::resolve(&cli.global)?;
+            crate::service::run(crate::service::Options {
+                data_dir: ctx.data_dir,
+                mode_flag: cli.global.mode.map(Mode::from),
+                socket: args.socket,
+                listen: args.listen,
+            })
+        }
+        Command::Status { json } => status::run(&Context::resolve(&cli.global)?, json),
+        Command::Settings { cmd, json } => {
+            settings::run(&Context::resolve(&cli.global)?, cmd, json)
+        }
+        Command::Plugin(cmd) => plugin::run(&Context::resolve(&cli.global)?, cmd),
+        Command::Job(cmd) => job::run(&Context::resolve(&cli.global)?, cmd),
+        Command::Service(cmd) => service::run(cmd, cli.global.data_dir.as_deref()),
     }
 }

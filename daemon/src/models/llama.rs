@@ -15,7 +15,8 @@
 
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock, OnceLock};
 use std::time::{Duration, Instant};
 
 use llama_cpp_2::context::LlamaContext;
@@ -69,6 +70,21 @@ pub enum LlamaError {
     /// The deadline passed before the prompt was processed.
     #[error("deadline passed before the prompt was processed")]
     Timeout,
+    /// [`CANCEL`] was set (the process was asked to stop): nothing is returned.
+    #[error("cancelled: the process was asked to stop")]
+    Cancelled,
+}
+
+/// Set (by a SIGTERM handler) to abandon a generation at the next prompt chunk or token.
+/// An `Arc` so that `signal_hook::flag::register` can hold it.
+pub static CANCEL: LazyLock<Arc<AtomicBool>> = LazyLock::new(|| Arc::new(AtomicBool::new(false)));
+
+fn cancelled() -> Result<(), LlamaError> {
+    if CANCEL.load(Ordering::Relaxed) {
+        Err(LlamaError::Cancelled)
+    } else {
+        Ok(())
+    }
 }
 
 /// One chat message; `role` is "system", "user" or "assistant".
@@ -329,6 +345,7 @@ impl LlamaGenerator {
         let mut batch = LlamaBatch::new(n_batch as usize, 1);
         let mut pos: i32 = 0;
         for chunk in tokens.chunks(n_batch as usize) {
+            cancelled()?;
             if Instant::now() >= deadline {
                 return Err(LlamaError::Timeout);
             }
@@ -349,6 +366,7 @@ impl LlamaGenerator {
         let mut n_gen = 0usize;
         let mut stopped = StopReason::MaxTokens;
         while n_gen < max_tokens {
+            cancelled()?;
             if Instant::now() >= deadline {
                 stopped = StopReason::Deadline;
                 break;

@@ -1,0 +1,219 @@
+//! The settings `localm settings get/set` reads and writes by name, with the values each takes.
+
+use std::path::{Path, PathBuf};
+
+use super::{Mode, Settings, SettingsError};
+
+/// Every setting `get`/`set` know, with a one-line description.
+pub const KEYS: &[(&str, &str)] = &[
+    (
+        "mode",
+        "session mode: privacy (writes nothing), log or full",
+    ),
+    (
+        "memory_enabled",
+        "the Memory switch: recall and automatic passes",
+    ),
+    (
+        "memory_auto_consolidate",
+        "distil sessions into memory automatically",
+    ),
+    (
+        "memory_recall_in_privacy",
+        "read-only recall in privacy mode",
+    ),
+    (
+        "memory_recall_in_privacy_chat",
+        "read-only recall in privacy mode, for chat",
+    ),
+    (
+        "llm_model",
+        "GGUF model for consolidation (a path, or default)",
+    ),
+    (
+        "embedding_model",
+        "sentence-transformers folder for embeddings (a path, or default)",
+    ),
+];
+
+const BOOL: &str = "true or false (also on/off, yes/no, 1/0)";
+const MODE: &str = "privacy, log or full";
+const PATH: &str = "an absolute path, or default";
+
+impl Settings {
+    /// The value of setting `key` as text: booleans as true/false, model paths as the path or
+    /// "default".
+    pub fn get(&self, key: &str) -> Result<String, SettingsError> {
+        let path = |p: &Option<PathBuf>| {
+            p.as_deref()
+                .map_or_else(|| "default".to_string(), |p| p.display().to_string())
+        };
+        Ok(match known(key)? {
+            "mode" => self.mode.as_str().to_string(),
+            "memory_enabled" => self.memory_enabled.to_string(),
+            "memory_auto_consolidate" => self.memory_auto_consolidate.to_string(),
+            "memory_recall_in_privacy" => self.memory_recall_in_privacy.to_string(),
+            "memory_recall_in_privacy_chat" => self.memory_recall_in_privacy_chat.to_string(),
+            "llm_model" => path(&self.llm_model),
+            "embedding_model" => path(&self.embedding_model),
+            other => unreachable!("{other} is in KEYS but not handled"),
+        })
+    }
+
+    /// Set `key` from text. Nothing changes if the key is unknown or the value does not fit.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), SettingsError> {
+        let key = known(key)?;
+        let bad = |expected| SettingsError::BadValue {
+            key: key.to_string(),
+            value: value.to_string(),
+            expected,
+        };
+        let flag = || parse_bool(value).ok_or_else(|| bad(BOOL));
+        let path = || parse_path(value).ok_or_else(|| bad(PATH));
+        match key {
+            "mode" => self.mode = value.parse::<Mode>().map_err(|_| bad(MODE))?,
+            "memory_enabled" => self.memory_enabled = flag()?,
+            "memory_auto_consolidate" => self.memory_auto_consolidate = flag()?,
+            "memory_recall_in_privacy" => self.memory_recall_in_privacy = flag()?,
+            "memory_recall_in_privacy_chat" => self.memory_recall_in_privacy_chat = flag()?,
+            "llm_model" => self.llm_model = path()?,
+            "embedding_model" => self.embedding_model = path()?,
+            other => unreachable!("{other} is in KEYS but not handled"),
+        }
+        Ok(())
+    }
+}
+
+/// The entry of KEYS named `key`.
+fn known(key: &str) -> Result<&'static str, SettingsError> {
+    KEYS.iter()
+        .map(|(k, _)| *k)
+        .find(|k| *k == key.trim())
+        .ok_or_else(|| SettingsError::UnknownKey {
+            key: key.to_string(),
+            known: KEYS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", "),
+        })
+}
+
+fn parse_bool(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "on" | "yes" | "1" => Some(true),
+        "false" | "off" | "no" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// `Some(None)` for "default" or empty (clear), `Some(path)` for an absolute path, `None` for a
+/// relative one (core does not know the caller's working folder).
+fn parse_path(value: &str) -> Option<Option<PathBuf>> {
+    let v = value.trim();
+    if v.is_empty() || v.eq_ignore_ascii_case("default") {
+        return Some(None);
+    }
+    Path::new(v).is_absolute().then(|| Some(PathBuf::from(v)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_gets_and_sets_round_trip() {
+        let mut s = Settings::default();
+        for (key, _) in KEYS {
+            let value = s.get(key).unwrap();
+            s.set(key, &value).unwrap();
+        }
+        assert_eq!(s, Settings::default());
+        let got: Vec<String> = KEYS.iter().map(|(k, _)| s.get(k).unwrap()).collect();
+        assert_eq!(
+            got,
+            [
+                "privacy", "true", "true", "false", "true", "default", "default"
+            ]
+        );
+    }
+
+    #[test]
+    fn mode_is_case_insensitive_and_checked() {
+        let mut s = Settings::default();
+        s.set("mode", "FULL").unwrap();
+        assert_eq!(s.mode, Mode::Full);
+        assert_eq!(s.get("mode").unwrap(), "full");
+        let err = s.set("mode", "loud").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "mode cannot be \"loud\": expected privacy, log or full"
+        );
+        assert_eq!(s.mode, Mode::Full);
+    }
+
+    #[test]
+    fn booleans_take_the_usual_spellings() {
+        let cases = [
+            ("true", true),
+            ("FALSE", false),
+            ("on", true),
+            ("Off", false),
+            ("yes", true),
+            ("no", false),
+            ("1", true),
+            (" 0 ", false),
+        ];
+        let mut s = Settings::default();
+        for (value, want) in cases {
+            s.set("memory_recall_in_privacy", value).unwrap();
+            assert_eq!(s.memory_recall_in_privacy, want, "{value:?}");
+            assert_eq!(s.get("memory_recall_in_privacy").unwrap(), want.to_string());
+        }
+        for bad in ["", "maybe", "2", "enabled"] {
+            let err = s.set("memory_enabled", bad).unwrap_err();
+            assert!(
+                matches!(err, SettingsError::BadValue { ref key, ref value, .. }
+                    if key == "memory_enabled" && value == bad),
+                "{bad:?}"
+            );
+        }
+        assert!(s.memory_enabled, "a refused value changes nothing");
+    }
+
+    #[test]
+    fn model_paths_are_absolute_or_default() {
+        let mut s = Settings::default();
+        s.set("llm_model", "/models/smol.gguf").unwrap();
+        assert_eq!(s.llm_model, Some(PathBuf::from("/models/smol.gguf")));
+        assert_eq!(s.get("llm_model").unwrap(), "/models/smol.gguf");
+        s.set("embedding_model", " /models/minilm ").unwrap();
+        assert_eq!(s.get("embedding_model").unwrap(), "/models/minilm");
+        s.set("llm_model", "default").unwrap();
+        assert_eq!(s.llm_model, None);
+        s.set("embedding_model", "").unwrap();
+        assert_eq!(s.embedding_model, None);
+        assert_eq!(s.get("embedding_model").unwrap(), "default");
+        let err = s.set("llm_model", "models/smol.gguf").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "llm_model cannot be \"models/smol.gguf\": expected an absolute path, or default"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_list_the_known_ones() {
+        let mut s = Settings::default();
+        for err in [
+            s.get("theme").unwrap_err(),
+            s.set("theme", "dark").unwrap_err(),
+        ] {
+            let msg = err.to_string();
+            assert!(matches!(err, SettingsError::UnknownKey { .. }));
+            assert!(
+                msg.starts_with(
+                    "unknown setting \"theme\": known settings are mode, memory_enabled,"
+                ),
+                "{msg}"
+            );
+            assert!(msg.ends_with("llm_model, embedding_model"), "{msg}");
+        }
+        assert_eq!(s, Settings::default());
+    }
+}

@@ -1,0 +1,151 @@
+//! The HTTP API on the control socket: the `/api/memory*` routes (mounted while the memory
+//! plugin is enabled), `POST /api/memory/recall`, and `GET /api/health`. Errors are JSON.
+
+pub mod body;
+pub mod error;
+pub mod memory;
+pub mod recall;
+pub mod state;
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::StatusCode;
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::json;
+
+use error::ApiError;
+use state::Shared;
+
+/// `value` as JSON for a response body, with `f32` fields as written (0.9, not 0.8999999761581421:
+/// `json!` widens them to `f64`, a text round trip does not).
+pub fn exact<T: serde::Serialize>(value: &T) -> serde_json::Value {
+    serde_json::to_string(value)
+        .ok()
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or(serde_json::Value::Null)
+}
+
+/// Every route. `token`, for the loopback TCP listener, is required as `Authorization: Bearer`.
+pub fn router(shared: Arc<Shared>, token: Option<Arc<str>>) -> Router {
+    let memory = Router::new()
+        .route("/api/memory", get(memory::list).put(memory::replace))
+        .route("/api/memory/append", post(memory::append))
+        .route("/api/memory/recall", post(recall::handle))
+        .route("/api/memory/consolidate", post(memory::consolidate))
+        .route("/api/memory/forgotten", get(memory::forgotten))
+        .route("/api/memory/forgotten/{id}/restore", post(memory::restore))
+        .route("/api/memory/corrections", get(memory::corrections))
+        .route("/api/memory/corrections/{id}/accept", post(memory::accept))
+        .route("/api/memory/corrections/{id}/reject", post(memory::reject))
+        .route(
+            "/api/memory/{id}",
+            axum::routing::patch(memory::patch).delete(memory::delete),
+        )
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&shared),
+            require_plugin,
+        ));
+    let app = Router::new()
+        .route("/api/health", get(health))
+        .merge(memory)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(body::MAX_BODY))
+        .layer(middleware::from_fn(declared_size))
+        .with_state(shared);
+    match token {
+        Some(t) => app.layer(middleware::from_fn_with_state(t, require_token)),
+        None => app,
+    }
+}
+
+/// `GET /api/health`: the daemon is up; what it runs with.
+async fn health(State(s): State<Arc<Shared>>) -> Json<serde_json::Value> {
+    let config = s.config();
+    Json(json!({
+        "status": "ok",
+        "version": env!("CARGO_PKG_VERSION"),
+        "pid": std::process::id(),
+        "mode": config.mode.as_str(),
+        "memory_plugin": config.settings.memory_plugin_enabled(),
+        "uptime_s": s.started.elapsed().as_secs(),
+        "pass": {
+            "running": s.passes.busy(),
+            "pid": s.passes.running_pid(),
+        },
+        "embedder_loaded": s.recall.embedder_loaded(),
+    }))
+}
+
+/// Refuse a body whose declared length is over the limit before reading any of it.
+async fn declared_size(req: Request, next: Next) -> Response {
+    let declared = req
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    match declared {
+        Some(n) if n > body::MAX_BODY as u64 => ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body_too_large",
+            format!("the request body is over {} bytes", body::MAX_BODY),
+        )
+        .into_response(),
+        _ => next.run(req).await,
+    }
+}
+
+async fn require_plugin(State(s): State<Arc<Shared>>, req: Request, next: Next) -> Response {
+    if s.config().settings.memory_plugin_enabled() {
+        next.run(req).await
+    } else {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "plugin_disabled",
+            "the memory plugin is not enabled: run `localm plugin install memory`",
+        )
+        .into_response()
+    }
+}
+
+async fn require_token(State(token): State<Arc<str>>, req: Request, next: Next) -> Response {
+    let given = req
+        .headers()
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    match given {
+        Some(g) if constant_time_eq(g.as_bytes(), token.as_bytes()) => next.run(req).await,
+        _ => ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "send the token from the api-token file as `Authorization: Bearer TOKEN`",
+        )
+        .into_response(),
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn not_found(req: Request) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!("no route {} {}", req.method(), req.uri().path()),
+    )
+}
+
+async fn method_not_allowed(req: Request) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{} is not allowed on {}", req.method(), req.uri().path()),
+    )
+}

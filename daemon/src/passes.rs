@@ -1,0 +1,213 @@
+//! Supervised consolidation passes: each pass runs `localm memory consolidate --json` as a child
+//! process of the same binary, so a native abort inside llama.cpp fails one pass, never the
+//! daemon, and the model's memory is released when the child exits. One pass at a time.
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Mutex as StdMutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Instant;
+
+use chrono::{DateTime, Utc};
+use localm_core::settings::Mode;
+use serde_json::Value;
+use tokio::sync::{Mutex, watch};
+
+/// What started a pass (logged, and recorded with a job's outcome).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Trigger {
+    /// A session log changed (debounced).
+    Auto,
+    /// `POST /api/memory/consolidate`.
+    Api,
+    /// A scheduled job, by name.
+    Job(String),
+}
+
+impl std::fmt::Display for Trigger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Trigger::Auto => f.write_str("auto"),
+            Trigger::Api => f.write_str("api"),
+            Trigger::Job(name) => write!(f, "job:{name}"),
+        }
+    }
+}
+
+/// A pass that ran to the end (its `status` may still be "skipped").
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The pass report, exactly as `localm memory consolidate --json` prints it.
+    pub report: Value,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: DateTime<Utc>,
+}
+
+/// Why a pass failed. The child writes nothing unless it finishes, so the store is unchanged.
+#[derive(Debug, thiserror::Error)]
+pub enum PassFailure {
+    #[error("cannot start the pass process {exe}: {source}")]
+    Spawn {
+        exe: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the pass process was killed by signal {signal} ({name}); the store is unchanged")]
+    Killed { signal: i32, name: &'static str },
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Runs passes one at a time and knows which child is running.
+pub struct Passes {
+    exe: PathBuf,
+    gate: Mutex<()>,
+    child: AtomicU32,
+    finished: watch::Sender<u64>,
+    last_started: StdMutex<Option<Instant>>,
+}
+
+impl Passes {
+    pub fn new(exe: PathBuf) -> Passes {
+        Passes {
+            exe,
+            gate: Mutex::new(()),
+            child: AtomicU32::new(0),
+            finished: watch::Sender::new(0),
+            last_started: StdMutex::new(None),
+        }
+    }
+
+    /// When the last pass (of any trigger) started.
+    pub fn last_started(&self) -> Option<Instant> {
+        *self.last_started.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Seed the last start from state.json when the daemon starts.
+    pub fn seed_last_started(&self, at: Instant) {
+        *self.last_started.lock().unwrap_or_else(|e| e.into_inner()) = Some(at);
+    }
+
+    /// The running pass's process id.
+    pub fn running_pid(&self) -> Option<u32> {
+        Some(self.child.load(Ordering::SeqCst)).filter(|&p| p != 0)
+    }
+
+    /// Whether a pass is running or queued.
+    pub fn busy(&self) -> bool {
+        self.gate.try_lock().is_err()
+    }
+
+    /// Changes each time a pass ends.
+    pub fn finished(&self) -> watch::Receiver<u64> {
+        self.finished.subscribe()
+    }
+
+    /// Ask the running child to stop: it abandons the model work before writing anything.
+    pub fn terminate(&self) {
+        if let Some(pid) = self.running_pid() {
+            // SAFETY: kill(2) with a pid we spawned and still track; no memory is touched.
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGTERM);
+            }
+        }
+    }
+
+    /// Run one pass now (after any pass already running). Logs one line with the outcome.
+    pub async fn run(
+        &self,
+        data_dir: &Path,
+        mode: Mode,
+        trigger: Trigger,
+    ) -> Result<Outcome, PassFailure> {
+        let _gate = self.gate.lock().await;
+        self.seed_last_started(Instant::now());
+        let started_at = Utc::now();
+        let result = self.run_child(data_dir, mode).await;
+        self.child.store(0, Ordering::SeqCst);
+        let finished_at = Utc::now();
+        let secs = (finished_at - started_at).num_milliseconds() as f64 / 1e3;
+        match &result {
+            Ok(report) => {
+                let n = |k: &str| report[k].as_array().map_or(0, Vec::len);
+                tracing::info!(
+                    "pass {trigger}: {} added={} updated={} deleted={} proposed={} episodic={} in {secs:.1}s{}",
+                    report["status"].as_str().unwrap_or("?"),
+                    n("added"),
+                    n("updated"),
+                    n("deleted"),
+                    n("proposed"),
+                    n("episodic"),
+                    report["reason"]
+                        .as_str()
+                        .map(|r| format!(" ({r})"))
+                        .unwrap_or_default(),
+                );
+            }
+            Err(e) => tracing::warn!("pass {trigger}: failed after {secs:.1}s: {e}"),
+        }
+        self.finished.send_modify(|n| *n += 1);
+        result.map(|report| Outcome {
+            report,
+            started_at,
+            finished_at,
+        })
+    }
+
+    async fn run_child(&self, data_dir: &Path, mode: Mode) -> Result<Value, PassFailure> {
+        let mut cmd = tokio::process::Command::new(&self.exe);
+        cmd.args(["memory", "consolidate", "--json", "--mode", mode.as_str()])
+            .arg("--data-dir")
+            .arg(data_dir)
+            // llama.cpp's OpenMP threads spin while waiting by default; on a shared laptop CPU
+            // that steals the cores the other thread needs.
+            .env("OMP_WAIT_POLICY", "PASSIVE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let child = cmd.spawn().map_err(|source| PassFailure::Spawn {
+            exe: self.exe.clone(),
+            source,
+        })?;
+        self.child.store(child.id().unwrap_or(0), Ordering::SeqCst);
+        let out = child
+            .wait_with_output()
+            .await
+            .map_err(|e| PassFailure::Failed(format!("lost the pass process: {e}")))?;
+        if let Some(signal) = out.status.signal() {
+            return Err(PassFailure::Killed {
+                signal,
+                name: signal_name(signal),
+            });
+        }
+        let report: Option<Value> = serde_json::from_slice(&out.stdout).ok();
+        match report {
+            Some(r) if r["status"] == "ok" || r["status"] == "skipped" => Ok(r),
+            Some(r) if r["reason"].is_string() => Err(PassFailure::Failed(
+                r["reason"].as_str().unwrap_or_default().to_string(),
+            )),
+            _ => {
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                let last = stderr.lines().rev().find(|l| !l.trim().is_empty());
+                Err(PassFailure::Failed(format!(
+                    "the pass process exited with {}: {}",
+                    out.status,
+                    last.unwrap_or("no message")
+                )))
+            }
+        }
+    }
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGABRT => "SIGABRT: llama.cpp aborted",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        _ => "signal",
+    }
+}

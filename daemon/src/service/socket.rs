@@ -1,0 +1,110 @@
+//! The control socket: where it lives, binding it private (folder 0700, socket 0600), refusing
+//! connections from other users by peer credentials, and the loopback TCP token.
+
+use std::io::{self, Read};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+use axum::serve::Listener;
+use localm_core::store::atomic::write_atomic;
+use tokio::net::{UnixListener, UnixStream};
+
+/// `$XDG_RUNTIME_DIR/localm/memory.sock`, else `<data dir>/run/memory.sock`.
+pub fn default_path(data_dir: &Path) -> PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir).join("localm").join("memory.sock"),
+        None => data_dir.join("run").join("memory.sock"),
+    }
+}
+
+/// Bind `path` for this user only. A socket file left by a daemon that died is replaced; one
+/// that still answers is another daemon's, and is left alone.
+pub fn bind(path: &Path) -> anyhow::Result<UnixListener> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .context("the socket path has no folder")?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        .with_context(|| format!("cannot make {} private", dir.display()))?;
+    if path.exists() {
+        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+            bail!(
+                "{} is in use by another running daemon; pass --socket to use another path",
+                path.display()
+            );
+        }
+        std::fs::remove_file(path)
+            .with_context(|| format!("cannot remove the stale socket {}", path.display()))?;
+    }
+    // SAFETY: umask(2) only changes this process's file-creation mask; restored right after.
+    let old = unsafe { libc::umask(0o177) };
+    let bound = UnixListener::bind(path);
+    unsafe { libc::umask(old) };
+    let listener = bound.with_context(|| format!("cannot listen on {}", path.display()))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    Ok(listener)
+}
+
+/// A Unix listener that hands on only connections from this process's own user.
+pub struct PeerChecked {
+    inner: UnixListener,
+    uid: u32,
+}
+
+impl PeerChecked {
+    pub fn new(inner: UnixListener) -> PeerChecked {
+        // SAFETY: geteuid(2) cannot fail and touches no memory.
+        let uid = unsafe { libc::geteuid() };
+        PeerChecked { inner, uid }
+    }
+}
+
+const REFUSED: &[u8] = b"HTTP/1.1 403 Forbidden\r\ncontent-type: application/json\r\ncontent-length: 87\r\nconnection: close\r\n\r\n{\"error\":{\"code\":\"forbidden\",\"message\":\"this socket serves only the user who runs it\"}}";
+
+/// Answer 403 and close. The request is read first (briefly), so that closing does not reset
+/// the connection before the client reads the answer.
+async fn refuse(mut io: UnixStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buf = [0u8; 4096];
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), io.read(&mut buf)).await;
+    let _ = io.write_all(REFUSED).await;
+    let _ = io.shutdown().await;
+}
+
+impl Listener for PeerChecked {
+    type Io = UnixStream;
+    type Addr = tokio::net::unix::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let (io, addr) = Listener::accept(&mut self.inner).await;
+            match io.peer_cred() {
+                Ok(cred) if cred.uid() == self.uid => return (io, addr),
+                Ok(cred) => {
+                    tracing::warn!(uid = cred.uid(), "refused a connection from another user");
+                    tokio::spawn(refuse(io));
+                }
+                Err(e) => tracing::warn!("refused a connection without credentials: {e}"),
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        self.inner.local_addr()
+    }
+}
+
+/// A fresh random token in `<data dir>/api-token` (0600), for the loopback TCP listener.
+pub fn write_token(data_dir: &Path) -> anyhow::Result<String> {
+    let mut raw = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut raw))
+        .context("cannot read /dev/urandom for the API token")?;
+    let token: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+    let path = data_dir.join("api-token");
+    write_atomic(&path, format!("{token}\n").as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(token)
+}
