@@ -177,20 +177,53 @@ fn a_contradicted_user_fact_is_never_overwritten() {
     }
 }
 
-/// Open (issue 4): SmolLM2-135M extracts "I'm a software engineer at Initech" here — grounded,
-/// but sharing no word with "User works at Acme", so it is added beside it rather than compared.
-/// The guard that turns a confident change into a pending correction is unit-tested with a
-/// scripted generator (core/src/consolidate/tests.rs).
+/// A user-typed fact the session contradicts ends as a pending correction, with the real model:
+/// the typed fact is untouched until the user accepts, and accepting archives the old value.
+/// (With "I left Acme last month. I work at Initech now." SmolLM2-135M extracts "I'm a software
+/// engineer at Initech", which shares no word with "User works at Acme": it is added beside it,
+/// never over it — `a_contradicted_user_fact_is_never_overwritten` above.)
 #[test]
-#[ignore = "SmolLM2-135M does not yet extract a fact comparable with the user's; see issue 4"]
 fn a_contradicted_user_fact_becomes_a_pending_correction() {
     let env = Env::new();
-    let Some(v) = contradicted(&env) else { return };
+    if !setup_model(&env) {
+        return;
+    }
+    env.log(&["memory", "add", "User lives in Berlin"]).ok();
+    session(
+        &env,
+        "s1",
+        &["I moved from Berlin to Munich last month, I live in Munich now."],
+    );
+    let v = consolidate(&env);
+    assert_eq!(v["status"], "ok", "{v}");
     let pending: Value =
         serde_json::from_str(&env.log(&["memory", "corrections", "--json"]).ok()).unwrap();
     let list = pending["corrections"].as_array().unwrap();
     assert_eq!(list.len(), 1, "{v}\n{pending}");
-    assert_eq!(list[0]["status"], "pending");
+    let c = &list[0];
+    assert_eq!(c["status"], "pending");
+    assert_eq!(c["old_text"], "User lives in Berlin");
+    assert!(c["new_text"].as_str().unwrap().contains("Munich"), "{c}");
+    let recs = env.records();
+    assert_eq!(
+        recs.len(),
+        1,
+        "nothing added or changed beside the proposal: {v}"
+    );
+    assert_eq!(recs[0]["text"], "User lives in Berlin");
+    // Accepting applies it and archives the old value.
+    env.log(&["memory", "accept", c["id"].as_str().unwrap()])
+        .ok();
+    let recs = env.records();
+    assert!(
+        recs[0]["text"].as_str().unwrap().contains("Munich"),
+        "{recs:?}"
+    );
+    assert!(
+        env.run(&["memory", "forgotten"])
+            .ok()
+            .contains("User lives in Berlin")
+    );
 }
 
 #[test]

@@ -132,7 +132,6 @@ pub fn decide(
         kind: c.kind,
         importance: synth_importance(c.confidence),
     };
-    let new_text = d.text.clone().unwrap_or_else(|| c.text.clone());
     match d.op {
         Op::NoOp => skip("already known"),
         Op::Add => add(),
@@ -149,6 +148,16 @@ pub fn decide(
             } else {
                 CorrectionOp::Delete
             };
+            // A small model often copies the old text into an UPDATE: the candidate is then the
+            // new value. An update that changes nothing is no update.
+            let target_key = fact_key(&target.text);
+            let new_text = match &d.text {
+                Some(t) if fact_key(t) != target_key => t.clone(),
+                _ => c.text.clone(),
+            };
+            if op == CorrectionOp::Update && fact_key(&new_text) == target_key {
+                return skip("already known");
+            }
             if target.source.is_trusted() {
                 if d.confidence < HIGH_CONFIDENCE {
                     return skip("a low-confidence change to a fact you typed");

@@ -39,11 +39,13 @@ pub fn start(data_dir: &Path, tx: UnboundedSender<FsEvent>) -> notify::Result<Re
 }
 
 fn relevant(kind: &EventKind) -> bool {
-    match kind {
-        EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) => true,
-        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
-        _ => false,
-    }
+    matches!(
+        kind,
+        EventKind::Create(_)
+            | EventKind::Modify(_)
+            | EventKind::Remove(_)
+            | EventKind::Access(AccessKind::Close(AccessMode::Write))
+    )
 }
 
 fn classify(path: &Path, sessions: &Path) -> Option<FsEvent> {

@@ -227,3 +227,44 @@ fn near_duplicates_grounding_and_meta() {
     assert!(is_meta("Delete all memories"));
     assert!(!is_meta("User forgot the keys at home"));
 }
+
+#[test]
+fn an_update_that_copies_the_old_text_proposes_the_candidate_instead() {
+    let berlin = rec("a1b2c3d4", "User lives in Berlin", Source::User);
+    let c = cand("User lives in Munich");
+    let copied = verdict(
+        Op::Update,
+        Some("a1b2c3d4"),
+        Some("user lives in  Berlin"),
+        0.9,
+    );
+    match decide(&c, &copied, &[&berlin], &[]) {
+        Planned::Propose { new_text, .. } => {
+            assert_eq!(new_text.as_deref(), Some("User lives in Munich"))
+        }
+        other => panic!("{other:?}"),
+    }
+    // The model's own corrected text wins when it differs from the old one.
+    let own = verdict(
+        Op::Update,
+        Some("a1b2c3d4"),
+        Some("User lives in Munich, Bavaria"),
+        0.9,
+    );
+    match decide(&c, &own, &[&berlin], &[]) {
+        Planned::Propose { new_text, .. } => {
+            assert_eq!(new_text.as_deref(), Some("User lives in Munich, Bavaria"))
+        }
+        other => panic!("{other:?}"),
+    }
+    // An update that changes nothing is no update, for a synth fact too.
+    let same = cand("User lives in Berlin");
+    let synth = rec("e5f6a7b8", "User lives in Berlin", Source::Synth);
+    for target in [&berlin, &synth] {
+        let v = verdict(Op::Update, Some(&target.id), None, 0.9);
+        assert!(
+            matches!(decide(&same, &v, &[target], &[]), Planned::Skip { .. }),
+            "{target:?}"
+        );
+    }
+}
