@@ -5,6 +5,7 @@ pub mod body;
 pub mod error;
 pub mod memory;
 pub mod recall;
+pub mod reinforce;
 pub mod state;
 
 use std::sync::Arc;

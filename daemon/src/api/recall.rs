@@ -15,7 +15,7 @@ use chrono::Utc;
 use localm_core::engine::Embedder;
 use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, Query, build_query};
-use localm_core::recall::{Recall, plan_semantic, recall, reinforce};
+use localm_core::recall::{Recall, plan_semantic, recall};
 use localm_core::record::Record;
 use localm_core::store::vectors::Vectors;
 use localm_core::store::{RECORDS_FILE, Store, StoreError, VECTORS_FILE};
@@ -52,6 +52,11 @@ pub async fn handle(
             Recall::none(None),
             Some("no recall for this turn".to_string()),
         ),
+        // Lexical recall takes well under a millisecond: run it here. Embedding the query
+        // takes tens of milliseconds: run that on the blocking pool.
+        (Ok(()), Some(q)) if models::embedder_path(&s.data_dir, &config.settings).is_none() => {
+            (s.recall.run(&s, &q)?, None)
+        }
         (Ok(()), Some(q)) => {
             let shared = Arc::clone(&s);
             let r = tokio::task::spawn_blocking(move || shared.recall.run(&shared, &q))
@@ -62,18 +67,8 @@ pub async fn handle(
     };
     // Reinforce what was injected, off the hot path; privacy-mode recall never writes.
     if config.mode.allows_writes() && !result.items.is_empty() {
-        let ids: Vec<String> = result.items.iter().map(|i| i.id.clone()).collect();
-        let shared = Arc::clone(&s);
-        tokio::task::spawn_blocking(move || {
-            let now = Utc::now();
-            let done = shared.store.write(|snap| {
-                reinforce(&mut snap.records, &ids, now);
-                Ok::<_, StoreError>(())
-            });
-            if let Err(e) = done {
-                tracing::debug!("reinforcement skipped: {e}");
-            }
-        });
+        s.reinforcer
+            .note(result.items.iter().map(|i| i.id.clone()).collect());
     }
     let header = result.header_value();
     let mut body = json!({

@@ -11,6 +11,7 @@ use localm_core::settings::{Mode, Settings, resolve_mode};
 use localm_core::store::Store;
 
 use super::recall::RecallCache;
+use super::reinforce::Reinforcer;
 use crate::passes::Passes;
 
 /// The settings file and the mode resolved from it (flag > LOCALM_MODE > file).
@@ -31,6 +32,7 @@ pub struct Shared {
     pub data_dir: PathBuf,
     pub store: Store,
     pub recall: RecallCache,
+    pub reinforcer: Reinforcer,
     pub passes: Passes,
     pub started: Instant,
     config: RwLock<Config>,
@@ -38,10 +40,13 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// Needs a tokio runtime (it starts the reinforcement writer).
     pub fn new(data_dir: PathBuf, sources: ModeSources, passes: Passes) -> anyhow::Result<Shared> {
         let config = load_config(&data_dir, &sources)?;
+        let store = Store::new(&data_dir, "chat", "localm daemon");
         Ok(Shared {
-            store: Store::new(&data_dir, "chat", "localm daemon"),
+            reinforcer: Reinforcer::start(store.clone()),
+            store,
             data_dir,
             recall: RecallCache::default(),
             passes,
