@@ -714,3 +714,41 @@ fn another_users_connection_is_refused() {
     }
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn service_install_writes_the_unit_for_this_executable() {
+    let env = Env::new();
+    let home = env.data_dir().join("home");
+    fs::create_dir_all(&home).unwrap();
+    let run = |args: &[&str]| {
+        localm_tests::Run(
+            env.cmd(args)
+                .env("HOME", &home)
+                .env("XDG_CONFIG_HOME", home.join(".config"))
+                .env("PATH", "/nonexistent")
+                .output()
+                .unwrap(),
+        )
+    };
+    let printed = run(&["service", "install", "--print"]).ok();
+    let exe = localm_tests::bin();
+    assert!(
+        printed.contains(&format!("ExecStart={} daemon", exe.display())),
+        "{printed}"
+    );
+    assert!(printed.contains("Restart=on-failure"));
+    assert!(
+        printed.contains(&format!(
+            "Environment=LOCALM_DATA_DIR={}",
+            env.data_dir().display()
+        )),
+        "the data dir in force is kept: {printed}"
+    );
+    let unit = home.join(".config/systemd/user/localm-memory.service");
+    assert!(!unit.exists(), "--print writes nothing");
+    run(&["service", "install", "--no-enable"]).ok();
+    assert_eq!(fs::read_to_string(&unit).unwrap(), printed);
+    // Enabling needs systemctl; without it the error says the file is there to enable by hand.
+    let err = run(&["service", "install"]).fails(1);
+    assert!(err.contains("enable it by hand"), "{err}");
+}
