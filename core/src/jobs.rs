@@ -143,6 +143,46 @@ pub fn check_name(name: &str) -> Result<(), JobError> {
     }
 }
 
+impl RunOutcome {
+    /// The outcome of a pass that ran, from its report as JSON (`memory consolidate --json`):
+    /// `status`, `reason`, and the arrays `added` … `episodic`.
+    pub fn from_report(
+        trigger: &str,
+        started_at: DateTime<Utc>,
+        finished_at: DateTime<Utc>,
+        report: &serde_json::Value,
+    ) -> RunOutcome {
+        let n = |k: &str| report[k].as_array().map_or(0, Vec::len);
+        RunOutcome {
+            started_at,
+            finished_at,
+            trigger: trigger.to_string(),
+            status: report["status"].as_str().unwrap_or("ok").to_string(),
+            reason: report["reason"].as_str().map(str::to_string),
+            added: n("added"),
+            updated: n("updated"),
+            deleted: n("deleted"),
+            proposed: n("proposed"),
+            episodic: n("episodic"),
+        }
+    }
+
+    /// The outcome of a pass that failed.
+    pub fn failed(
+        trigger: &str,
+        started_at: DateTime<Utc>,
+        finished_at: DateTime<Utc>,
+        reason: String,
+    ) -> RunOutcome {
+        RunOutcome::from_report(
+            trigger,
+            started_at,
+            finished_at,
+            &serde_json::json!({"status": "error", "reason": reason}),
+        )
+    }
+}
+
 impl Job {
     /// A job that has never run, with its name and schedule checked.
     pub fn new(

@@ -8,6 +8,7 @@ pub mod api;
 pub mod backfill;
 pub mod cli;
 pub mod exit;
+pub mod json;
 pub mod models;
 pub mod passes;
 pub mod paths;

@@ -22,14 +22,7 @@ use serde_json::json;
 use error::ApiError;
 use state::Shared;
 
-/// `value` as JSON for a response body, with `f32` fields as written (0.9, not 0.8999999761581421:
-/// `json!` widens them to `f64`, a text round trip does not).
-pub fn exact<T: serde::Serialize>(value: &T) -> serde_json::Value {
-    serde_json::to_string(value)
-        .ok()
-        .and_then(|s| serde_json::from_str(&s).ok())
-        .unwrap_or(serde_json::Value::Null)
-}
+pub use crate::json::exact;
 
 /// Every route. `token`, for the loopback TCP listener, is required as `Authorization: Bearer`.
 pub fn router(shared: Arc<Shared>, token: Option<Arc<str>>) -> Router {

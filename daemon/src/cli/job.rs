@@ -142,30 +142,13 @@ pub fn run(ctx: &Context, cmd: JobCommand) -> anyhow::Result<()> {
             let result = consolidate::pass(ctx);
             let finished_at = Utc::now();
             let outcome = match &result {
-                Ok(r) => RunOutcome {
+                Ok(r) => RunOutcome::from_report(
+                    "manual",
                     started_at,
                     finished_at,
-                    trigger: "manual".into(),
-                    status: r.status.to_string(),
-                    reason: r.reason.clone(),
-                    added: r.added.len(),
-                    updated: r.updated.len(),
-                    deleted: r.deleted.len(),
-                    proposed: r.proposed.len(),
-                    episodic: r.episodic.len(),
-                },
-                Err(e) => RunOutcome {
-                    started_at,
-                    finished_at,
-                    trigger: "manual".into(),
-                    status: "error".into(),
-                    reason: Some(format!("{e:#}")),
-                    added: 0,
-                    updated: 0,
-                    deleted: 0,
-                    proposed: 0,
-                    episodic: 0,
-                },
+                    &serde_json::to_value(r)?,
+                ),
+                Err(e) => RunOutcome::failed("manual", started_at, finished_at, format!("{e:#}")),
             };
             print_outcome(&name, &outcome, as_json);
             jobs::update(&ctx.data_dir, "localm job run", |f| {

@@ -17,6 +17,7 @@ use serde_json::json;
 use super::Context;
 use super::output::{self, print};
 use crate::exit::{Code, coded};
+use crate::json::exact;
 
 #[derive(Debug, Subcommand)]
 pub enum MemoryCommand {
@@ -300,7 +301,7 @@ fn list(store: &Store, all: bool, as_json: bool) -> anyhow::Result<()> {
         (a.kind as u8, a.created_at, &a.id).cmp(&(b.kind as u8, b.created_at, &b.id))
     });
     if as_json {
-        output::json(&json!({ "records": records }));
+        output::json(&json!({ "records": exact(&records) }));
         return Ok(());
     }
     let hidden = if all {
@@ -380,7 +381,7 @@ fn show(store: &Store, id: &str, as_json: bool) -> anyhow::Result<()> {
 fn forgotten(store: &Store, as_json: bool) -> anyhow::Result<()> {
     let snap = read(store)?;
     if as_json {
-        output::json(&json!({ "forgotten": snap.archive }));
+        output::json(&json!({ "forgotten": exact(&snap.archive) }));
         return Ok(());
     }
     if snap.archive.is_empty() {
@@ -409,7 +410,7 @@ fn forgotten(store: &Store, as_json: bool) -> anyhow::Result<()> {
 
 fn corrections(pending: &[Correction], as_json: bool) {
     if as_json {
-        output::json(&json!({ "corrections": pending }));
+        output::json(&json!({ "corrections": exact(&pending) }));
         return;
     }
     if pending.is_empty() {

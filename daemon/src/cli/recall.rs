@@ -16,6 +16,7 @@ use super::Context;
 use super::output::{self, print};
 use crate::backfill;
 use crate::exit::{Code, coded};
+use crate::json::exact;
 use crate::models::{self, embedder::Bert};
 
 /// Load the installed embedder, if any. A model that fails to load is reported and treated as
@@ -72,7 +73,7 @@ pub fn run_recall(
     if as_json {
         let mut v = json!({
             "block": result.block,
-            "items": result.items,
+            "items": exact(&result.items),
             "degrade": result.degrade.map(|d| d.as_str()),
             "header": result.header_value(),
         });
@@ -82,7 +83,7 @@ pub fn run_recall(
                 .iter()
                 .map(|c| {
                     let r = &records[c.scored.index];
-                    let mut v = json!(c);
+                    let mut v = exact(c);
                     v["id"] = json!(r.id);
                     v["text"] = json!(r.text);
                     v

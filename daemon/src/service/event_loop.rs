@@ -257,40 +257,14 @@ impl EventLoop {
 }
 
 /// A job outcome from a pass result.
-pub fn outcome_of(
+fn outcome_of(
     trigger: &str,
     started_at: chrono::DateTime<Utc>,
     result: &Result<Outcome, PassFailure>,
 ) -> RunOutcome {
-    let finished_at = Utc::now();
     match result {
-        Ok(o) => {
-            let n = |k: &str| o.report[k].as_array().map_or(0, Vec::len);
-            RunOutcome {
-                started_at: o.started_at,
-                finished_at: o.finished_at,
-                trigger: trigger.to_string(),
-                status: o.report["status"].as_str().unwrap_or("ok").to_string(),
-                reason: o.report["reason"].as_str().map(str::to_string),
-                added: n("added"),
-                updated: n("updated"),
-                deleted: n("deleted"),
-                proposed: n("proposed"),
-                episodic: n("episodic"),
-            }
-        }
-        Err(e) => RunOutcome {
-            started_at,
-            finished_at,
-            trigger: trigger.to_string(),
-            status: "error".to_string(),
-            reason: Some(e.to_string()),
-            added: 0,
-            updated: 0,
-            deleted: 0,
-            proposed: 0,
-            episodic: 0,
-        },
+        Ok(o) => RunOutcome::from_report(trigger, o.started_at, o.finished_at, &o.report),
+        Err(e) => RunOutcome::failed(trigger, started_at, Utc::now(), e.to_string()),
     }
 }
 
