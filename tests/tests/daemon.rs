@@ -752,3 +752,35 @@ fn service_install_writes_the_unit_for_this_executable() {
     let err = run(&["service", "install"]).fails(1);
     assert!(err.contains("enable it by hand"), "{err}");
 }
+
+#[test]
+fn the_backfill_sweep_embeds_facts_in_the_background() {
+    let Some(model) = localm_tests::embed_model() else {
+        return;
+    };
+    let env = log_env();
+    env.log(&["setup-embeddings", "--from", model.to_str().unwrap()])
+        .ok();
+    // Facts written after the model was installed have no vector yet.
+    for t in ["Prefers green tea", "Works on printer firmware", "Uses vim"] {
+        env.log(&["memory", "add", t]).ok();
+    }
+    let before: Value = serde_json::from_str(&env.log(&["status", "--json"]).ok()).unwrap();
+    assert_eq!(before["with_vector"], 0, "{before}");
+    let d = env.daemon(&[("LOCALM_MEMORY_BACKFILL_INTERVAL", "1")]);
+    d.wait_for(60, "the sweep", || {
+        let v: Value = serde_json::from_str(&env.log(&["status", "--json"]).ok()).unwrap();
+        (v["with_vector"] == 3).then_some(())
+    });
+    assert!(
+        d.log().contains("backfill: embedded 3 facts"),
+        "{}",
+        d.log()
+    );
+    // Recall through the socket is semantic now: no degrade reason.
+    let r = d.post(
+        "/api/memory/recall",
+        &json!({"messages": [{"role": "user", "content": "which tea do I like?"}]}),
+    );
+    assert!(r.json()["degrade"].is_null(), "{}", r.body);
+}
