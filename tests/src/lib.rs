@@ -77,6 +77,25 @@ impl Env {
             .expect("run localm"))
     }
 
+    /// Write `sessions/<id>.jsonl`: each user line followed by a short assistant reply.
+    pub fn write_session(&self, id: &str, user_lines: &[&str]) {
+        let dir = self.dir.path().join("sessions");
+        std::fs::create_dir_all(&dir).expect("sessions dir");
+        let mut text = String::new();
+        for line in user_lines {
+            for (ts, role, content) in [
+                ("2026-03-01T10:00:00Z", "user", *line),
+                ("2026-03-01T10:00:05Z", "assistant", "Got it."),
+            ] {
+                text.push_str(
+                    &serde_json::json!({"ts": ts, "role": role, "content": content}).to_string(),
+                );
+                text.push('\n');
+            }
+        }
+        std::fs::write(dir.join(format!("{id}.jsonl")), text).expect("write the session");
+    }
+
     /// The live records as JSON values (`memory list --json`).
     pub fn records(&self) -> Vec<serde_json::Value> {
         let out = self.run(&["memory", "list", "--json"]).ok();

@@ -11,21 +11,7 @@ use localm_tests::{Env, llm_model};
 use serde_json::{Value, json};
 
 fn write_session(env: &Env, id: &str, user_lines: &[&str]) {
-    let dir = env.data_dir().join("sessions");
-    fs::create_dir_all(&dir).unwrap();
-    let mut text = String::new();
-    for line in user_lines {
-        text.push_str(
-            &json!({"ts": "2026-03-01T10:00:00Z", "role": "user", "content": line}).to_string(),
-        );
-        text.push('\n');
-        text.push_str(
-            &json!({"ts": "2026-03-01T10:00:05Z", "role": "assistant", "content": "Noted."})
-                .to_string(),
-        );
-        text.push('\n');
-    }
-    fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
+    env.write_session(id, user_lines);
 }
 
 /// A data dir with the plugin on and the real model installed, in `mode`.
