@@ -120,7 +120,7 @@ impl Passes {
         mode: Mode,
         trigger: Trigger,
     ) -> Result<Outcome, PassFailure> {
-        let _gate = self.gate.lock().await;
+        let gate = self.gate.lock().await;
         self.seed_last_started(Instant::now());
         let started_at = Utc::now();
         let result = self.run_child(data_dir, mode).await;
@@ -146,6 +146,8 @@ impl Passes {
             }
             Err(e) => tracing::warn!("pass {trigger}: failed after {secs:.1}s: {e}"),
         }
+        // Free the gate before telling: a listener that sees the change must find us not busy.
+        drop(gate);
         self.finished.send_modify(|n| *n += 1);
         result.map(|report| Outcome {
             report,

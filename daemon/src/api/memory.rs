@@ -8,9 +8,9 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use localm_core::manage::{self, Added};
+use localm_core::manage::{self, Added, Ctx, ManageError};
 use localm_core::record::Kind;
-use localm_core::store::corrections::CorrectionStatus;
+use localm_core::store::Committed;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -41,6 +41,18 @@ fn writable(s: &Shared, what: &str) -> Result<localm_core::settings::Mode, ApiEr
     }
 }
 
+/// Run one of the user's operations on the blocking pool, in the mode in force; refused with 403
+/// in privacy mode. Returns the committed value.
+async fn write<T: Send + 'static>(
+    s: &Arc<Shared>,
+    what: &str,
+    op: impl FnOnce(&Ctx) -> Result<Committed<T>, ManageError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let mode = writable(s, what)?;
+    let shared = Arc::clone(s);
+    blocking(move || Ok(op(&shared.ctx(mode))?.value)).await
+}
+
 /// `GET /api/memory`: the records and whether writes are allowed.
 pub async fn list(State(s): State<Arc<Shared>>) -> Reply {
     let mode = s.config().mode;
@@ -65,10 +77,10 @@ pub struct BulkEdit {
 /// `PUT /api/memory`: one fact a line; matching lines keep their record, new lines are added,
 /// omitted records are deleted.
 pub async fn replace(State(s): State<Arc<Shared>>, JsonBody(body): JsonBody<BulkEdit>) -> Reply {
-    let mode = writable(&s, "a bulk edit")?;
-    let shared = Arc::clone(&s);
-    let done = blocking(move || Ok(manage::replace_all(&shared.ctx(mode), &body.text)?)).await?;
-    let r = done.value;
+    let r = write(&s, "a bulk edit", move |ctx| {
+        manage::replace_all(ctx, &body.text)
+    })
+    .await?;
     Ok(Json(json!({
         "kept": r.kept.len(),
         "added": exact(&r.added),
@@ -89,18 +101,16 @@ pub struct Append {
 
 /// `POST /api/memory/append`: 201 with the new record, or 200 with the one already there.
 pub async fn append(State(s): State<Arc<Shared>>, JsonBody(body): JsonBody<Append>) -> Reply {
-    let mode = writable(&s, "adding a fact")?;
-    let shared = Arc::clone(&s);
-    let done = blocking(move || {
-        Ok(manage::add(
-            &shared.ctx(mode),
+    let added = write(&s, "adding a fact", move |ctx| {
+        manage::add(
+            ctx,
             &body.text,
             body.kind.unwrap_or(Kind::Semantic),
             body.importance,
-        )?)
+        )
     })
     .await?;
-    Ok(match done.value {
+    Ok(match added {
         Added::New(r) => (
             StatusCode::CREATED,
             Json(json!({"record": exact(&r), "existing": false})),
@@ -128,26 +138,17 @@ pub async fn patch(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<Patch>,
 ) -> Reply {
-    let mode = writable(&s, "editing a fact")?;
-    let shared = Arc::clone(&s);
-    let done = blocking(move || {
-        Ok(manage::patch(
-            &shared.ctx(mode),
-            &id,
-            body.text.as_deref(),
-            body.importance,
-        )?)
+    let record = write(&s, "editing a fact", move |ctx| {
+        manage::patch(ctx, &id, body.text.as_deref(), body.importance)
     })
     .await?;
-    Ok(Json(json!({"record": exact(&done.value)})).into_response())
+    Ok(Json(json!({"record": exact(&record)})).into_response())
 }
 
 /// `DELETE /api/memory/{id}`: delete one record (not archived).
 pub async fn delete(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Reply {
-    let mode = writable(&s, "deleting a fact")?;
-    let shared = Arc::clone(&s);
-    let done = blocking(move || Ok(manage::forget(&shared.ctx(mode), &id)?)).await?;
-    Ok(Json(json!({"deleted": exact(&done.value)})).into_response())
+    let deleted = write(&s, "deleting a fact", move |ctx| manage::forget(ctx, &id)).await?;
+    Ok(Json(json!({"deleted": exact(&deleted)})).into_response())
 }
 
 /// `GET /api/memory/forgotten`: the archive.
@@ -159,10 +160,8 @@ pub async fn forgotten(State(s): State<Arc<Shared>>) -> Reply {
 
 /// `POST /api/memory/forgotten/{id}/restore`.
 pub async fn restore(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Reply {
-    let mode = writable(&s, "restoring a fact")?;
-    let shared = Arc::clone(&s);
-    let done = blocking(move || Ok(manage::restore(&shared.ctx(mode), &id)?)).await?;
-    Ok(Json(json!({"record": exact(&done.value)})).into_response())
+    let record = write(&s, "restoring a fact", move |ctx| manage::restore(ctx, &id)).await?;
+    Ok(Json(json!({"record": exact(&record)})).into_response())
 }
 
 /// `GET /api/memory/corrections`: the pending proposals (none in privacy mode: listing prunes
@@ -170,30 +169,26 @@ pub async fn restore(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Re
 pub async fn corrections(State(s): State<Arc<Shared>>) -> Reply {
     let mode = s.config().mode;
     let shared = Arc::clone(&s);
-    let done = blocking(move || Ok(manage::corrections(&shared.ctx(mode))?)).await?;
-    let pending: Vec<_> = done
-        .value
-        .into_iter()
-        .filter(|c| c.status == CorrectionStatus::Pending)
-        .collect();
+    let pending = blocking(move || Ok(manage::corrections(&shared.ctx(mode))?.value)).await?;
     Ok(Json(json!({"corrections": exact(&pending)})).into_response())
 }
 
 /// `POST /api/memory/corrections/{id}/accept`: archive the old value, apply the change.
 pub async fn accept(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Reply {
-    let mode = writable(&s, "accepting a correction")?;
-    let shared = Arc::clone(&s);
-    let done = blocking(move || Ok(manage::accept(&shared.ctx(mode), &id)?)).await?;
-    let (correction, record) = done.value;
+    let (correction, record) = write(&s, "accepting a correction", move |ctx| {
+        manage::accept(ctx, &id)
+    })
+    .await?;
     Ok(Json(json!({"correction": exact(&correction), "record": exact(&record)})).into_response())
 }
 
 /// `POST /api/memory/corrections/{id}/reject`: keep the fact; never propose this again.
 pub async fn reject(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Reply {
-    let mode = writable(&s, "rejecting a correction")?;
-    let shared = Arc::clone(&s);
-    let done = blocking(move || Ok(manage::reject(&shared.ctx(mode), &id)?)).await?;
-    Ok(Json(json!({"correction": exact(&done.value)})).into_response())
+    let correction = write(&s, "rejecting a correction", move |ctx| {
+        manage::reject(ctx, &id)
+    })
+    .await?;
+    Ok(Json(json!({"correction": exact(&correction)})).into_response())
 }
 
 /// `POST /api/memory/consolidate`: one pass now (after any pass already running), in a

@@ -72,7 +72,9 @@ impl Shared {
             return Ok(None);
         }
         let old = std::mem::replace(&mut *current, fresh.clone());
-        self.recall.forget_embedder();
+        if old.settings.embedding_model != fresh.settings.embedding_model {
+            self.recall.forget_embedder();
+        }
         Ok(Some((old, fresh)))
     }
 

@@ -68,6 +68,12 @@ impl From<ModeArg> for Mode {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the memory service: watch session logs, consolidate, run jobs, serve the socket.
+    #[command(after_help = "Environment:\n  \
+        LOCALM_MEMORY_AUTO_INTERVAL      seconds between automatic passes, at most one per interval [900]\n  \
+        LOCALM_MEMORY_BACKFILL_INTERVAL  seconds between embedding sweeps [3600]\n  \
+        LOCALM_MODE                      the mode, over settings.json (--mode overrides both)\n  \
+        RUST_LOG                         log filter, over -v\n\n\
+        Signals: SIGTERM/SIGINT stop cleanly (exit 0); SIGHUP reloads settings.json and jobs.json.")]
     Daemon(DaemonArgs),
     /// Where things stand: mode, plugin, daemon, models, records, last pass, next job.
     Status {

@@ -143,12 +143,17 @@ async fn serve(opts: Options, intervals: Intervals, instance: Instance) -> anyho
     // Stop accepting; a pass in flight abandons its model work (it has written nothing yet) or,
     // if already writing, completes its atomic write; open requests get a moment to finish.
     let _ = stop_tx.send(true);
+    // A pass still running after the grace is killed when the runtime drops it (kill_on_drop).
     shared.passes.terminate();
-    let deadline = Instant::now() + PASS_GRACE;
-    while shared.passes.busy() && Instant::now() < deadline {
-        shared.passes.terminate();
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let mut finished = shared.passes.finished();
+    let _ = tokio::time::timeout(PASS_GRACE, async {
+        while shared.passes.busy() {
+            if finished.changed().await.is_err() {
+                break;
+            }
+        }
+    })
+    .await;
     for s in servers {
         let _ = tokio::time::timeout(REQUEST_GRACE, s).await;
     }
