@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Local, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::consolidate::report::{Counts, Report, Status};
 use crate::store::atomic::write_atomic;
 use crate::store::lock::{DEFAULT_WAIT, LockError, StoreLock};
 
@@ -112,21 +113,13 @@ pub struct RunOutcome {
     pub finished_at: DateTime<Utc>,
     /// "schedule" or "manual".
     pub trigger: String,
-    /// "ok", "skipped" or "error".
-    pub status: String,
+    pub status: Status,
     /// Why it was skipped or failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    #[serde(default)]
-    pub added: usize,
-    #[serde(default)]
-    pub updated: usize,
-    #[serde(default)]
-    pub deleted: usize,
-    #[serde(default)]
-    pub proposed: usize,
-    #[serde(default)]
-    pub episodic: usize,
+    /// What the pass changed.
+    #[serde(flatten)]
+    pub counts: Counts,
 }
 
 /// Refuse a name that is not 1–64 characters of `[A-Za-z0-9._-]`.
@@ -144,26 +137,20 @@ pub fn check_name(name: &str) -> Result<(), JobError> {
 }
 
 impl RunOutcome {
-    /// The outcome of a pass that ran, from its report as JSON (`memory consolidate --json`):
-    /// `status`, `reason`, and the arrays `added` … `episodic`.
+    /// The outcome of a pass that ran, from its report.
     pub fn from_report(
         trigger: &str,
         started_at: DateTime<Utc>,
         finished_at: DateTime<Utc>,
-        report: &serde_json::Value,
+        report: &Report,
     ) -> RunOutcome {
-        let n = |k: &str| report[k].as_array().map_or(0, Vec::len);
         RunOutcome {
             started_at,
             finished_at,
             trigger: trigger.to_string(),
-            status: report["status"].as_str().unwrap_or("ok").to_string(),
-            reason: report["reason"].as_str().map(str::to_string),
-            added: n("added"),
-            updated: n("updated"),
-            deleted: n("deleted"),
-            proposed: n("proposed"),
-            episodic: n("episodic"),
+            status: report.status,
+            reason: report.reason.clone(),
+            counts: report.counts(),
         }
     }
 
@@ -174,12 +161,7 @@ impl RunOutcome {
         finished_at: DateTime<Utc>,
         reason: String,
     ) -> RunOutcome {
-        RunOutcome::from_report(
-            trigger,
-            started_at,
-            finished_at,
-            &serde_json::json!({"status": "error", "reason": reason}),
-        )
+        RunOutcome::from_report(trigger, started_at, finished_at, &Report::error(reason))
     }
 }
 

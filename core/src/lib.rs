@@ -11,7 +11,6 @@ pub mod id;
 pub mod jobs;
 pub mod legacy;
 pub mod manage;
-pub mod plugins;
 pub mod recall;
 pub mod record;
 pub mod session;

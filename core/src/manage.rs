@@ -11,7 +11,7 @@ use crate::record::{
     DEFAULT_IMPORTANCE, IMPORT_IMPORTANCE, Kind, MAX_RECORDS, Provenance, Record, Source,
 };
 use crate::settings::Mode;
-use crate::store::archive::Archived;
+
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
 use crate::store::{ClearReport, Committed, Snapshot, Store, StoreError};
 use crate::text::{TextError, fact_key, normalize_fact};
@@ -88,23 +88,23 @@ pub struct Replaced {
 }
 
 /// Which live record `query` (an id or unique prefix) names.
-pub fn find_record<'s>(snap: &'s Snapshot, query: &str) -> Result<&'s Record, ManageError> {
-    let i = resolved(
+/// Returns its place in `snap.records`.
+pub fn find_record(snap: &Snapshot, query: &str) -> Result<usize, ManageError> {
+    resolved(
         "fact",
         query,
         resolve(query, snap.records.iter().map(|r| r.id.as_str())),
-    )?;
-    Ok(&snap.records[i])
+    )
 }
 
 /// Which archived record `query` names.
-pub fn find_archived<'s>(snap: &'s Snapshot, query: &str) -> Result<&'s Archived, ManageError> {
-    let i = resolved(
+/// Returns its place in `snap.archive`.
+pub fn find_archived(snap: &Snapshot, query: &str) -> Result<usize, ManageError> {
+    resolved(
         "forgotten fact",
         query,
         resolve(query, snap.archive.iter().map(|a| a.record.id.as_str())),
-    )?;
-    Ok(&snap.archive[i])
+    )
 }
 
 /// Which pending correction `query` names.
@@ -204,7 +204,8 @@ pub fn patch(
     }
     ctx.store.write(|snap| {
         import_legacy_once(ctx, snap)?;
-        let rid = find_record(snap, id)?.id.clone();
+        let at = find_record(snap, id)?;
+        let rid = snap.records[at].id.clone();
         if let Some(text) = &text {
             let key = fact_key(text);
             if let Some(other) = snap
@@ -217,14 +218,7 @@ pub fn patch(
                 });
             }
         }
-        let rec = snap
-            .records
-            .iter_mut()
-            .find(|r| r.id == rid)
-            .ok_or_else(|| ManageError::NotFound {
-                what: "fact",
-                query: id.to_string(),
-            })?;
+        let rec = &mut snap.records[at];
         let before = rec.clone();
         if let Some(text) = text.filter(|t| *t != rec.text) {
             rec.text = text;
@@ -304,10 +298,8 @@ pub fn replace_all(ctx: &Ctx, text: &str) -> Result<Committed<Replaced>, ManageE
 /// Delete one live record outright (not archived; not recoverable). Allowed in every mode.
 pub fn forget(ctx: &Ctx, id: &str) -> Result<Committed<Record>, ManageError> {
     ctx.store.write(|snap| {
-        let id = find_record(snap, id)?.id.clone();
-        let at = snap.records.iter().position(|r| r.id == id);
-        let removed = snap.records.remove(at.unwrap_or_default());
-        Ok(removed)
+        let at = find_record(snap, id)?;
+        Ok(snap.records.remove(at))
     })
 }
 
@@ -316,24 +308,21 @@ pub fn restore(ctx: &Ctx, id: &str) -> Result<Committed<Record>, ManageError> {
     refuse_in_privacy(ctx, "restore")?;
     ctx.store.write(|snap| {
         import_legacy_once(ctx, snap)?;
-        let (archived_id, key) = {
-            let a = find_archived(snap, id)?;
-            (a.record.id.clone(), fact_key(&a.record.text))
-        };
+        let at = find_archived(snap, id)?;
+        let key = fact_key(&snap.archive[at].record.text);
         if let Some(live) = snap
             .records
             .iter()
             .find(|r| fact_key(&r.text) == key)
             .cloned()
         {
-            snap.archive.retain(|a| a.record.id != archived_id);
+            snap.archive.remove(at);
             return Ok(live);
         }
         if snap.records.len() >= MAX_RECORDS {
             return Err(ManageError::Full);
         }
-        let at = snap.archive.iter().position(|a| a.record.id == archived_id);
-        let mut record = snap.archive.remove(at.unwrap_or_default()).record;
+        let mut record = snap.archive.remove(at).record;
         record.updated_at = ctx.now;
         snap.records.push(record.clone());
         Ok(record)

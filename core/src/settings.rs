@@ -8,11 +8,12 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::plugins::PluginState;
+use self::plugins::PluginState;
 
 pub use self::keys::KEYS;
 
 mod keys;
+pub mod plugins;
 
 /// The session mode. Memory only grows in `log` or `full`; `privacy` (the default) writes nothing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,12 +4,10 @@
 //! **Invariant:** the rules live in `localm-core`; this crate only wires them to files, models,
 //! the terminal, the daemon and its socket. Dependencies point one way: daemon → core.
 
-pub mod api;
 pub mod backfill;
 pub mod cli;
 pub mod exit;
-pub mod json;
 pub mod models;
-pub mod passes;
 pub mod paths;
+pub mod recall;
 pub mod service;

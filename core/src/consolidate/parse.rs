@@ -3,6 +3,68 @@
 
 use serde_json::Value;
 
+use super::plan::{Candidate, Decision, Op};
+use crate::record::Kind;
+use crate::text::{fact_key, normalize_fact};
+
+/// Candidate facts considered per pass at most.
+pub const MAX_CANDIDATES: usize = 12;
+
+/// The candidates in an extraction reply (`{"facts": [{"text", "kind", "confidence"}]}`): at
+/// most 12, each with readable text, duplicates dropped. `None` when the reply holds no object
+/// with a `facts` list at all.
+pub fn candidates(reply: &str) -> Option<Vec<Candidate>> {
+    let v = extract_object(reply)?;
+    let items = v.get("facts")?.as_array()?;
+    let mut out: Vec<Candidate> = Vec::new();
+    for item in items.iter().take(MAX_CANDIDATES) {
+        let Some(text) = text_field(item, "text").and_then(|t| normalize_fact(t).ok()) else {
+            continue;
+        };
+        if out.iter().any(|c| fact_key(&c.text) == fact_key(&text)) {
+            continue;
+        }
+        let kind = match text_field(item, "kind") {
+            Some("episodic") => Kind::Episodic,
+            _ => Kind::Semantic,
+        };
+        // A model that leaves confidence out is taken as unsure.
+        let confidence = unit_number(item.get("confidence")).unwrap_or(0.5);
+        out.push(Candidate {
+            text,
+            kind,
+            confidence,
+        });
+    }
+    Some(out)
+}
+
+/// The verdict in a decision reply (`{"op", "target", "text", "confidence"}`).
+pub fn decision(reply: &str) -> Option<Decision> {
+    let v = extract_object(reply)?;
+    let op = match text_field(&v, "op")?.to_ascii_uppercase().as_str() {
+        "ADD" => Op::Add,
+        "UPDATE" => Op::Update,
+        "DELETE" => Op::Delete,
+        "NO_OP" | "NOOP" | "NONE" => Op::NoOp,
+        _ => return None,
+    };
+    Some(Decision {
+        op,
+        target: text_field(&v, "target").map(str::to_string),
+        text: text_field(&v, "text").and_then(|t| normalize_fact(t).ok()),
+        confidence: unit_number(v.get("confidence")).unwrap_or(0.5),
+    })
+}
+
+/// The one-line summary in a summary reply (`{"summary": "..."}`).
+pub fn summary(reply: &str) -> Option<String> {
+    extract_object(reply)
+        .as_ref()
+        .and_then(|v| text_field(v, "summary"))
+        .and_then(|t| normalize_fact(t).ok())
+}
+
 /// The first balanced JSON object in `reply`, repaired for the usual small-model slips
 /// (code fences, prose around it, trailing commas), parsed.
 pub fn extract_object(reply: &str) -> Option<Value> {

@@ -4,7 +4,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::*;
-use crate::record::Provenance;
+use crate::engine::{Generation, Generator, Message};
+use crate::record::{MAX_RECORDS, Provenance, Source};
+use crate::store::archive::ArchiveReason;
+use crate::store::corrections::CorrectionStatus;
 
 type Script = Rc<RefCell<Vec<(String, String)>>>;
 
@@ -139,7 +142,7 @@ fn privacy_mode_skips_and_never_loads_the_model() {
         None,
     )
     .unwrap();
-    assert_eq!(report.status, "skipped");
+    assert_eq!(report.status, Status::Skipped);
     assert!(!*loaded.borrow());
     assert!(!f.store.dir().exists(), "nothing written");
 }
@@ -155,7 +158,7 @@ fn stated_facts_become_synth_records_and_a_rerun_adds_nothing() {
         ],
     );
     let (r, seen) = f.run(FACTS, "", "", now());
-    assert_eq!(r.status, "ok");
+    assert_eq!(r.status, Status::Ok);
     let added: Vec<&str> = r.added.iter().map(|t| t.text.as_str()).collect();
     assert_eq!(
         added,

@@ -22,13 +22,15 @@ fn outcome(started: &str) -> RunOutcome {
         started_at: at(started),
         finished_at: at(started) + chrono::TimeDelta::seconds(5),
         trigger: "schedule".into(),
-        status: "ok".into(),
+        status: Status::Ok,
         reason: None,
-        added: 2,
-        updated: 1,
-        deleted: 0,
-        proposed: 1,
-        episodic: 3,
+        counts: Counts {
+            added: 2,
+            updated: 1,
+            deleted: 0,
+            proposed: 1,
+            episodic: 3,
+        },
     }
 }
 
@@ -112,7 +114,7 @@ fn on_disk_shape_is_flat() {
             Job {
                 last_run: Some(RunOutcome {
                     reason: Some("no new sessions".into()),
-                    status: "skipped".into(),
+                    status: Status::Skipped,
                     ..outcome("2026-03-02T03:00:00Z")
                 }),
                 ..Job::new(

@@ -164,7 +164,10 @@ fn ids_resolve_by_prefix_and_report_ambiguity() {
         find_record(&snap, "zz"),
         Err(ManageError::NotFound { .. })
     ));
-    assert_eq!(find_record(&snap, "ab000002").unwrap().text, "two");
+    assert_eq!(
+        snap.records[find_record(&snap, "ab000002").unwrap()].text,
+        "two"
+    );
     let msg = find_record(&snap, "ab").unwrap_err().to_string();
     assert!(msg.contains("ab000001, ab000002"), "{msg}");
 }

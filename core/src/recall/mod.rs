@@ -151,6 +151,38 @@ impl Recall {
     }
 }
 
+/// What one turn's recall reads: the store's records with their word index (built from the same
+/// records) and vectors, the embedder when one is installed, the query, and the time.
+pub struct Input<'a> {
+    pub records: &'a [Record],
+    pub index: &'a LexicalIndex,
+    pub vectors: Option<&'a Vectors>,
+    pub embedder: Option<&'a dyn Embedder>,
+    pub query: &'a Query,
+    pub now: DateTime<Utc>,
+}
+
+/// One turn's recall, as the terminal and the daemon run it: an empty store recalls nothing
+/// (and embeds nothing); otherwise plan the semantic signal, rank, and build the block.
+pub fn run(input: &Input) -> Recall {
+    if input.records.is_empty() {
+        return Recall::none(None);
+    }
+    let semantic = plan_semantic(
+        input.records,
+        input.vectors,
+        input.embedder,
+        &input.query.text,
+    );
+    recall(
+        input.records,
+        input.index,
+        &semantic,
+        input.query,
+        input.now,
+    )
+}
+
 /// Rank `records` for `query` and build the block. `index` must be built from the same records.
 pub fn recall(
     records: &[Record],
@@ -180,9 +212,7 @@ pub fn recall(
                     query,
                     vectors,
                     model,
-                } => vectors
-                    .current(&r.id, &r.text, model)
-                    .map(|v| dot(query, v)),
+                } => vectors.similarity(r, model, query),
                 Semantic::Unavailable(_) => None,
             },
         })
@@ -255,10 +285,6 @@ pub fn reinforce(records: &mut [Record], ids: &[String], now: DateTime<Utc>) {
         r.last_recalled_at = Some(now);
         r.recall_count = r.recall_count.saturating_add(1);
     }
-}
-
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 #[cfg(test)]

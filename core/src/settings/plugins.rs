@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::settings::Settings;
+use super::Settings;
 
 /// The plugins localm knows about.
 pub const KNOWN_PLUGINS: &[&str] = &["memory"];

@@ -46,6 +46,14 @@ pub enum StoreError {
     Write { path: PathBuf, source: io::Error },
     #[error("{path} is not valid ({reason}); move it aside to continue")]
     BadFile { path: PathBuf, reason: String },
+    #[error(
+        "{path} was written by a newer localm (format {found}; this build reads up to {supported}): upgrade localm to use this store"
+    )]
+    NewerFormat {
+        path: PathBuf,
+        found: u32,
+        supported: u32,
+    },
     #[error("clear did not finish: fact text is still on disk in {path}")]
     ClearIncomplete { path: PathBuf },
 }
@@ -174,7 +182,7 @@ impl Store {
             &raw.corrections,
             &jsonl::render(&snap.corrections),
         )?;
-        let state = serde_json::to_vec_pretty(&snap.state).unwrap_or_default();
+        let state = state_bytes(&snap.state);
         if raw.state.is_some() || snap.state != State::default() {
             self.put(STATE_FILE, &raw.state, &state)?;
         }
@@ -244,13 +252,13 @@ impl Store {
             let path = self.path(&name);
             atomic::remove_durable(&path).map_err(|source| StoreError::Write { path, source })?;
         }
-        // Bookkeeping stays (watermarks, the legacy marker) but not the last pass, which
-        // names the facts it touched.
+        // Bookkeeping stays (watermarks, the legacy marker) but not the last pass, whose
+        // reason may quote a fact.
         let mut state = snap.state;
         state.last_pass = None;
         if self.path(STATE_FILE).exists() {
             let path = self.path(STATE_FILE);
-            let bytes = serde_json::to_vec_pretty(&state).unwrap_or_default();
+            let bytes = state_bytes(&state);
             atomic::write_atomic(&path, &bytes)
                 .map_err(|source| StoreError::Write { path, source })?;
         }
@@ -272,7 +280,7 @@ impl Store {
                 source,
             })?;
             let leaked = texts.iter().any(|t| {
-                let escaped = serde_json::to_string(t).unwrap_or_default();
+                let escaped = serde_json::to_string(t).expect("a string serialises");
                 let inner = escaped.trim_matches('"');
                 inner.len() >= 4 && content.contains(inner)
             });
@@ -289,8 +297,13 @@ impl Store {
             source,
         })?;
         let mut names = Vec::new();
-        for entry in entries.flatten() {
-            if entry.file_type().map(|t| t.is_file()).unwrap_or(false) {
+        let err = |source| StoreError::Read {
+            path: self.dir.clone(),
+            source,
+        };
+        for entry in entries {
+            let entry = entry.map_err(err)?;
+            if entry.file_type().map_err(err)?.is_file() {
                 names.push(entry.file_name().to_string_lossy().into_owned());
             }
         }
@@ -331,16 +344,13 @@ impl Store {
         };
         let mut snap = Snapshot::default();
         let mut corrupt = Vec::new();
-        let text = |b: &Option<Vec<u8>>| {
-            String::from_utf8_lossy(b.as_deref().unwrap_or_default()).into_owned()
-        };
-        let (records, bad) = jsonl::parse(RECORDS_FILE, &text(&raw.records));
+        let (records, bad) = jsonl::parse(RECORDS_FILE, or_empty(&raw.records));
         snap.records = records;
         corrupt.extend(bad);
-        let (archive, bad) = jsonl::parse(ARCHIVE_FILE, &text(&raw.archive));
+        let (archive, bad) = jsonl::parse(ARCHIVE_FILE, or_empty(&raw.archive));
         snap.archive = archive;
         corrupt.extend(bad);
-        let (corrections, bad) = jsonl::parse(CORRECTIONS_FILE, &text(&raw.corrections));
+        let (corrections, bad) = jsonl::parse(CORRECTIONS_FILE, or_empty(&raw.corrections));
         snap.corrections = corrections;
         corrupt.extend(bad);
         if let Some(bytes) = &raw.state {
@@ -348,6 +358,13 @@ impl Store {
                 path: self.path(STATE_FILE),
                 reason: e.to_string(),
             })?;
+            if snap.state.version > state::FORMAT_VERSION {
+                return Err(StoreError::NewerFormat {
+                    path: self.path(STATE_FILE),
+                    found: snap.state.version,
+                    supported: state::FORMAT_VERSION,
+                });
+            }
         }
         snap.corrupt = corrupt;
         Ok((snap, raw))
@@ -360,11 +377,13 @@ impl Store {
             Err(_) => {
                 let mut snap = Snapshot::default();
                 for (file, records) in [(RECORDS_FILE, true), (ARCHIVE_FILE, false)] {
-                    let text = fs::read_to_string(self.path(file)).unwrap_or_default();
+                    // What cannot be read here is still removed; only the read-back's list of
+                    // texts to look for is shorter.
+                    let bytes = fs::read(self.path(file)).unwrap_or_default();
                     if records {
-                        snap.records = jsonl::parse(file, &text).0;
+                        snap.records = jsonl::parse(file, &bytes).0;
                     } else {
-                        snap.archive = jsonl::parse(file, &text).0;
+                        snap.archive = jsonl::parse(file, &bytes).0;
                     }
                 }
                 (snap, None)
@@ -394,17 +413,32 @@ impl Store {
         atomic::write_atomic(&path, new).map_err(|source| StoreError::Write { path, source })
     }
 
-    /// Append unreadable lines to `<file>.corrupt` before the file is rewritten without them.
+    /// Append unreadable lines to `<file>.corrupt` before the file is rewritten without them:
+    /// one append and one fsync per file, however many lines.
     fn move_aside(&self, corrupt: &[CorruptLine]) -> Result<(), StoreError> {
+        let mut by_file: std::collections::BTreeMap<&str, Vec<u8>> = Default::default();
         for line in corrupt {
-            let path = self.path(&format!("{}{CORRUPT_SUFFIX}", line.file));
-            let mut bytes = line.content.clone().into_bytes();
+            let bytes = by_file.entry(line.file.as_str()).or_default();
+            bytes.extend_from_slice(&line.bytes);
             bytes.push(b'\n');
+        }
+        for (file, bytes) in by_file {
+            let path = self.path(&format!("{file}{CORRUPT_SUFFIX}"));
             atomic::append_durable(&path, &bytes)
                 .map_err(|source| StoreError::Write { path, source })?;
         }
         Ok(())
     }
+}
+
+/// A file's bytes as read; a missing file reads as empty.
+fn or_empty(bytes: &Option<Vec<u8>>) -> &[u8] {
+    bytes.as_deref().unwrap_or_default()
+}
+
+/// `state.json`'s bytes.
+fn state_bytes(state: &State) -> Vec<u8> {
+    serde_json::to_vec_pretty(state).expect("State serialises: plain data with string keys")
 }
 
 /// The bytes of each file as read, to skip rewriting unchanged files.

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::consolidate::report::PassSummary;
+
 /// The on-disk format version this build writes.
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -21,7 +23,7 @@ pub struct State {
     pub sessions: BTreeMap<String, SessionMark>,
     /// The outcome of the most recent consolidation pass, as shown by `status`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_pass: Option<serde_json::Value>,
+    pub last_pass: Option<PassSummary>,
     /// Keys written by a newer version, kept as they were.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,

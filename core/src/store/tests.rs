@@ -145,7 +145,10 @@ fn clear_removes_every_trace_of_fact_text() {
             now(),
         );
         snap.state.legacy_imported = true;
-        snap.state.last_pass = Some(serde_json::json!({"added": ["secret fact one"]}));
+        snap.state.last_pass = Some(crate::consolidate::PassSummary {
+            reason: Some("secret fact one".into()),
+            ..Default::default()
+        });
         Ok::<_, StoreError>(())
     })
     .unwrap();

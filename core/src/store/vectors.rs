@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 
 use crate::id::Fnv;
+use crate::record::Record;
 
 const MAGIC: &[u8; 6] = b"LMVEC\0";
 const VERSION: u16 = 1;
@@ -121,11 +122,7 @@ impl<'a> Reader<'a> {
 }
 
 /// Sidecar entries for `records` and the vectors `model` made of their texts, in order.
-pub fn entries_for(
-    records: &[crate::record::Record],
-    vectors: Vec<Vec<f32>>,
-    model: &str,
-) -> Vec<VectorEntry> {
+pub fn entries_for(records: &[Record], vectors: Vec<Vec<f32>>, model: &str) -> Vec<VectorEntry> {
     records
         .iter()
         .zip(vectors)
@@ -160,6 +157,18 @@ impl Vectors {
         let e = &self.entries[*self.by_id.get(id)?];
         (e.model == model && e.text_hash == text_hash(text)).then_some(e.vector.as_slice())
     }
+
+    /// Cosine similarity of `record`'s current vector to `query` (both L2-normalised, so the
+    /// dot product); `None` when the record has no vector from `model` for its text.
+    pub fn similarity(&self, record: &Record, model: &str, query: &[f32]) -> Option<f32> {
+        self.current(&record.id, &record.text, model)
+            .map(|v| dot(query, v))
+    }
+}
+
+/// The dot product of two vectors of the same length.
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 #[cfg(test)]

@@ -5,11 +5,10 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use chrono::Utc;
-use localm_core::consolidate::{self, LoadGenerator, Pass, Report};
+use localm_core::consolidate::{self, LoadGenerator, Pass, Report, Status};
 use localm_core::engine::{Embedder, EngineError, Generator};
 use localm_core::id::Fnv;
 use localm_core::store::Store;
-use serde_json::json;
 
 use super::Context;
 use super::output::{self, print};
@@ -35,10 +34,7 @@ pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
         }
         Err(e) => {
             if as_json {
-                output::json(&json!({
-                    "status": "error", "reason": format!("{e:#}"),
-                    "added": [], "updated": [], "deleted": [], "proposed": [], "episodic": [],
-                }));
+                output::json(&Report::error(format!("{e:#}")));
             }
             Err(e)
         }
@@ -79,7 +75,7 @@ pub fn pass(ctx: &Context) -> anyhow::Result<Report> {
                 format!("consolidation failed, nothing was changed: {e}"),
             )
         })?;
-    if report.status == "ok"
+    if report.status == Status::Ok
         && let Some(e) = &embedder
         && let Err(err) = backfill::sweep(&store, e, localm_core::backfill::PER_PASS, false)
     {
@@ -90,7 +86,7 @@ pub fn pass(ctx: &Context) -> anyhow::Result<Report> {
 
 fn human(r: &Report) -> String {
     let mut out = String::new();
-    if r.status == "skipped" {
+    if r.status == Status::Skipped {
         out.push_str(&format!(
             "skipped: {}\n",
             r.reason.as_deref().unwrap_or("nothing to do")

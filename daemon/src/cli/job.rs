@@ -3,6 +3,7 @@
 
 use chrono::Utc;
 use clap::{ArgGroup, Subcommand};
+use localm_core::consolidate::Status;
 use localm_core::jobs::{self, Job, JobError, RunOutcome, Schedule, Task};
 use serde_json::json;
 
@@ -142,12 +143,7 @@ pub fn run(ctx: &Context, cmd: JobCommand) -> anyhow::Result<()> {
             let result = consolidate::pass(ctx);
             let finished_at = Utc::now();
             let outcome = match &result {
-                Ok(r) => RunOutcome::from_report(
-                    "manual",
-                    started_at,
-                    finished_at,
-                    &serde_json::to_value(r)?,
-                ),
+                Ok(r) => RunOutcome::from_report("manual", started_at, finished_at, r),
                 Err(e) => RunOutcome::failed("manual", started_at, finished_at, format!("{e:#}")),
             };
             print_outcome(&name, &outcome, as_json);
@@ -173,11 +169,8 @@ fn print_outcome(name: &str, o: &RunOutcome, as_json: bool) {
 fn last_run(o: &RunOutcome) -> String {
     let secs = (o.finished_at - o.started_at).num_milliseconds() as f64 / 1e3;
     let mut s = format!("{} {} ({secs:.1}s)", output::when(o.started_at), o.status);
-    if o.status == "ok" {
-        s.push_str(&format!(
-            ": +{} added, {} updated, {} deleted, {} proposed, {} episodic",
-            o.added, o.updated, o.deleted, o.proposed, o.episodic
-        ));
+    if o.status == Status::Ok {
+        s.push_str(&format!(": {}", o.counts.sentence()));
     }
     if let Some(r) = &o.reason {
         s.push_str(&format!(": {r}"));

@@ -12,12 +12,10 @@ use localm_core::manage::{self, Added, Ctx};
 use localm_core::record::Record;
 use localm_core::store::corrections::{Correction, CorrectionOp};
 use localm_core::store::{Committed, Store};
-use serde_json::json;
 
 use super::Context;
 use super::output::{self, print};
 use crate::exit::{Code, coded};
-use crate::json::exact;
 
 #[derive(Debug, Subcommand)]
 pub enum MemoryCommand {
@@ -166,7 +164,7 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> anyhow::Result<()> {
         }
         MemoryCommand::Forget { id, yes } => {
             let snap = read(&store)?;
-            let rec = manage::find_record(&snap, &id)?;
+            let rec = &snap.records[manage::find_record(&snap, &id)?];
             confirm(
                 yes,
                 "forget",
@@ -301,7 +299,7 @@ fn list(store: &Store, all: bool, as_json: bool) -> anyhow::Result<()> {
         (a.kind as u8, a.created_at, &a.id).cmp(&(b.kind as u8, b.created_at, &b.id))
     });
     if as_json {
-        output::json(&json!({ "records": exact(&records) }));
+        output::json_under("records", &records);
         return Ok(());
     }
     let hidden = if all {
@@ -342,7 +340,7 @@ fn list(store: &Store, all: bool, as_json: bool) -> anyhow::Result<()> {
 
 fn show(store: &Store, id: &str, as_json: bool) -> anyhow::Result<()> {
     let snap = read(store)?;
-    let r = manage::find_record(&snap, id)?;
+    let r = &snap.records[manage::find_record(&snap, id)?];
     if as_json {
         output::json(r);
         return Ok(());
@@ -381,7 +379,7 @@ fn show(store: &Store, id: &str, as_json: bool) -> anyhow::Result<()> {
 fn forgotten(store: &Store, as_json: bool) -> anyhow::Result<()> {
     let snap = read(store)?;
     if as_json {
-        output::json(&json!({ "forgotten": exact(&snap.archive) }));
+        output::json_under("forgotten", &snap.archive);
         return Ok(());
     }
     if snap.archive.is_empty() {
@@ -410,7 +408,7 @@ fn forgotten(store: &Store, as_json: bool) -> anyhow::Result<()> {
 
 fn corrections(pending: &[Correction], as_json: bool) {
     if as_json {
-        output::json(&json!({ "corrections": exact(&pending) }));
+        output::json_under("corrections", pending);
         return;
     }
     if pending.is_empty() {

@@ -178,7 +178,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Daemon(args) => {
             crate::service::init_logging(args.verbose);
             let ctx = Context::resolve(&cli.global)?;
-            crate::service::run(crate::service::Options {
+            crate::service::main(crate::service::Options {
                 data_dir: ctx.data_dir,
                 mode_flag: cli.global.mode.map(Mode::from),
                 socket: args.socket,

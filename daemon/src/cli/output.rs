@@ -20,10 +20,16 @@ pub fn print(text: &str) {
 }
 
 /// Print `value` as pretty JSON and a newline.
-pub fn json<T: Serialize>(value: &T) {
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".into());
+pub fn json<T: Serialize + ?Sized>(value: &T) {
+    let mut text = serde_json::to_string_pretty(value)
+        .expect("our output types serialise: plain data, string keys");
     text.push('\n');
     print(&text);
+}
+
+/// Print `{"key": value}` (typed all the way, so `f32` values print as written).
+pub fn json_under<T: Serialize + ?Sized>(key: &str, value: &T) {
+    json(&std::collections::BTreeMap::from([(key, value)]));
 }
 
 /// Rows of cells, left-aligned in columns; the last column is not padded.

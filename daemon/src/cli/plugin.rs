@@ -2,8 +2,8 @@
 //! (recall, automatic consolidation) and the `/api/memory*` routes. Kept in settings.json.
 
 use clap::Subcommand;
-use localm_core::plugins;
 use localm_core::settings::Settings;
+use localm_core::settings::plugins;
 use serde_json::json;
 
 use super::Context;

@@ -8,28 +8,23 @@ use chrono::Utc;
 use localm_core::engine::Embedder;
 use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
-use localm_core::recall::{Recall, plan_semantic, recall};
+use localm_core::recall::{self, Input};
 use localm_core::store::Store;
-use serde_json::json;
 
 use super::Context;
 use super::output::{self, print};
 use crate::backfill;
 use crate::exit::{Code, coded};
-use crate::json::exact;
 use crate::models::{self, embedder::Bert};
+use crate::recall::{Answer, query_for};
 
-/// Load the installed embedder, if any. A model that fails to load is reported and treated as
-/// absent (recall degrades to `no_embedder`).
+/// The installed embedder, if any; one that fails to load is reported and treated as absent
+/// (recall degrades to `no_embedder`).
 pub fn load_embedder(ctx: &Context) -> Option<Bert> {
-    let path = models::embedder_path(&ctx.data_dir, &ctx.settings)?;
-    match Bert::load(&path) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            eprintln!("localm: warning: {e:#}; recall is lexical only");
-            None
-        }
-    }
+    models::load_embedder(&ctx.data_dir, &ctx.settings).unwrap_or_else(|e| {
+        eprintln!("localm: warning: {e:#}; recall is lexical only");
+        None
+    })
 }
 
 pub fn run_recall(
@@ -39,14 +34,16 @@ pub fn run_recall(
     as_json: bool,
     explain: bool,
 ) -> anyhow::Result<()> {
-    let query = build_query(&[ChatMessage::user(text)], Agent::Chat)
-        .ok_or_else(|| coded(Code::Usage, "the recall query is empty"))?;
-    let (result, records) = match ctx.settings.recall_allowed(ctx.mode) {
+    let messages = [ChatMessage::user(text)];
+    if build_query(&messages, Agent::Chat).is_none() {
+        return Err(coded(Code::Usage, "the recall query is empty"));
+    }
+    let answer = match query_for(&ctx.settings, ctx.mode, &messages, Agent::Chat) {
         Err(why) => {
             eprintln!("localm: {why}: a chat turn gets no recall");
-            (Recall::none(None), Vec::new())
+            Answer::skipped(why)
         }
-        Ok(()) => {
+        Ok(query) => {
             let snap = store
                 .read()
                 .with_context(|| format!("while reading the store in {}", store.dir().display()))?;
@@ -60,51 +57,37 @@ pub fn run_recall(
             };
             let embedder = load_embedder(ctx);
             let index = LexicalIndex::new(snap.records.iter().map(|r| r.text.as_str()));
-            let sem = plan_semantic(
-                &snap.records,
-                vectors.as_ref(),
-                embedder.as_ref().map(|e| e as &dyn Embedder),
-                &query.text,
-            );
-            let result = recall(&snap.records, &index, &sem, &query, Utc::now());
-            (result, snap.records)
+            let result = recall::run(&Input {
+                records: &snap.records,
+                index: &index,
+                vectors: vectors.as_ref(),
+                embedder: embedder.as_ref().map(|e| e as &dyn Embedder),
+                query: &query,
+                now: Utc::now(),
+            });
+            Answer::new(result, &snap.records, explain)
         }
     };
     if as_json {
-        let mut v = json!({
-            "block": result.block,
-            "items": exact(&result.items),
-            "degrade": result.degrade.map(|d| d.as_str()),
-            "header": result.header_value(),
-        });
-        if explain {
-            let candidates: Vec<serde_json::Value> = result
-                .candidates
-                .iter()
-                .map(|c| {
-                    let r = &records[c.scored.index];
-                    let mut v = exact(c);
-                    v["id"] = json!(r.id);
-                    v["text"] = json!(r.text);
-                    v
-                })
-                .collect();
-            v["candidates"] = json!(candidates);
-        }
-        output::json(&v);
+        output::json(&answer);
         return Ok(());
     }
+    print(&human(&answer));
+    Ok(())
+}
+
+fn human(answer: &Answer) -> String {
     let mut out = String::new();
-    if let Some(d) = result.degrade {
+    if let Some(d) = answer.degrade {
         out.push_str(&format!(
             "degrade: {} (recall fell back to lexical BM25)\n",
             d.as_str()
         ));
     }
-    if result.items.is_empty() {
+    if answer.items.is_empty() {
         out.push_str("nothing recalled\n");
     } else {
-        let rows: Vec<Vec<String>> = result
+        let rows: Vec<Vec<String>> = answer
             .items
             .iter()
             .enumerate()
@@ -119,15 +102,13 @@ pub fn run_recall(
             .collect();
         out.push_str(&output::table(&["#", "ID", "SCORE", "TEXT"], &rows));
     }
-    if explain {
-        let rows: Vec<Vec<String>> = result
-            .candidates
+    if let Some(candidates) = &answer.candidates {
+        let rows: Vec<Vec<String>> = candidates
             .iter()
-            .map(|c| {
-                let s = &c.scored;
-                let r = &records[s.index];
+            .map(|e| {
+                let (c, s) = (&e.candidate, &e.candidate.scored);
                 vec![
-                    r.id.clone(),
+                    e.id.clone(),
                     if c.chosen { "yes" } else { "" }.into(),
                     format!("{:?}", s.gate).to_lowercase(),
                     s.cosine.map_or("-".into(), |x| format!("{x:.3}")),
@@ -135,7 +116,7 @@ pub fn run_recall(
                     format!("{:.3}", s.recency),
                     format!("{:.2}", s.importance),
                     format!("{:.3}", s.score),
-                    r.text.clone(),
+                    e.text.clone(),
                 ]
             })
             .collect();
@@ -155,13 +136,12 @@ pub fn run_recall(
             &rows,
         ));
     }
-    if !result.block.is_empty() {
+    if !answer.block.is_empty() {
         out.push_str("\nblock:\n");
-        out.push_str(&result.block);
+        out.push_str(&answer.block);
         out.push('\n');
     }
-    print(&out);
-    Ok(())
+    out
 }
 
 pub fn run_backfill(ctx: &Context, store: &Store, limit: Option<usize>) -> anyhow::Result<()> {

@@ -2,18 +2,57 @@
 //! vectors, pending corrections, the last pass and the next job.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
+use localm_core::consolidate::PassSummary;
 use localm_core::jobs;
+use localm_core::settings::Mode;
 use localm_core::store::Store;
 use localm_core::store::corrections::CorrectionStatus;
 use localm_core::store::vectors::text_hash;
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use super::Context;
 use super::output::{self, print};
 use crate::models;
 use crate::service::instance;
+
+/// What `localm status --json` prints.
+#[derive(Debug, Serialize)]
+struct Overview {
+    data_dir: PathBuf,
+    mode: Mode,
+    memory_enabled: bool,
+    memory_auto_consolidate: bool,
+    memory_plugin: bool,
+    daemon: Option<Daemon>,
+    model: Option<PathBuf>,
+    embedder: Option<PathBuf>,
+    records: usize,
+    records_by: BTreeMap<String, usize>,
+    with_vector: usize,
+    pending_corrections: usize,
+    forgotten: usize,
+    last_pass: Option<PassSummary>,
+    jobs: usize,
+    jobs_error: Option<String>,
+    next_job: Option<NextJob>,
+}
+
+#[derive(Debug, Serialize)]
+struct Daemon {
+    pid: u32,
+    socket: PathBuf,
+    tcp: Option<String>,
+    since: DateTime<Utc>,
+}
+
+#[derive(Debug, Serialize)]
+struct NextJob {
+    name: String,
+    at: DateTime<Utc>,
+}
 
 pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
     let v = gather(ctx)?;
@@ -25,17 +64,16 @@ pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn gather(ctx: &Context) -> anyhow::Result<Value> {
+fn gather(ctx: &Context) -> anyhow::Result<Overview> {
     let s = &ctx.settings;
-    let daemon = instance::running(&ctx.data_dir);
     let store = Store::new(&ctx.data_dir, "chat", "localm status");
     let snap = store.read()?;
-    let mut by: BTreeMap<String, usize> = BTreeMap::new();
+    let mut records_by: BTreeMap<String, usize> = BTreeMap::new();
     for r in &snap.records {
-        *by.entry(format!("{}/{}", r.source.as_str(), r.kind.as_str()))
+        *records_by
+            .entry(format!("{}/{}", r.source.as_str(), r.kind.as_str()))
             .or_default() += 1;
     }
-    let embedder = models::embedder_path(&ctx.data_dir, s);
     let vectors = store.read_vectors().ok();
     // A record counts when a vector made from its current text is stored (by any model).
     let with_vector = vectors.as_ref().map_or(0, |v| {
@@ -49,7 +87,7 @@ fn gather(ctx: &Context) -> anyhow::Result<Value> {
             .filter(|r| hashes.get(r.id.as_str()) == Some(&text_hash(&r.text)))
             .count()
     });
-    let pending = snap
+    let pending_corrections = snap
         .corrections
         .iter()
         .filter(|c| c.status == CorrectionStatus::Pending)
@@ -60,74 +98,71 @@ fn gather(ctx: &Context) -> anyhow::Result<Value> {
             .iter()
             .map(|j| (j.next_run(), j.name.clone()))
             .min()
-            .map(|(at, name)| json!({"name": name, "at": at}))
+            .map(|(at, name)| NextJob { name, at })
     });
-    Ok(json!({
-        "data_dir": ctx.data_dir,
-        "mode": ctx.mode.as_str(),
-        "memory_enabled": s.memory_enabled,
-        "memory_auto_consolidate": s.memory_auto_consolidate,
-        "memory_plugin": s.memory_plugin_enabled(),
-        "daemon": daemon.map(|d| json!({"pid": d.pid, "socket": d.socket, "tcp": d.tcp, "since": d.started_at})),
-        "model": models::llm_path(&ctx.data_dir, s),
-        "embedder": embedder,
-        "records": snap.records.len(),
-        "records_by": by,
-        "with_vector": with_vector,
-        "pending_corrections": pending,
-        "forgotten": snap.archive.len(),
-        "last_pass": snap.state.last_pass,
-        "jobs": jobs_file.as_ref().map(|f| f.jobs.len()).unwrap_or(0),
-        "jobs_error": jobs_file.as_ref().err().map(|e| e.to_string()),
-        "next_job": next_job,
-    }))
+    Ok(Overview {
+        data_dir: ctx.data_dir.clone(),
+        mode: ctx.mode,
+        memory_enabled: s.memory_enabled,
+        memory_auto_consolidate: s.memory_auto_consolidate,
+        memory_plugin: s.memory_plugin_enabled(),
+        daemon: instance::running(&ctx.data_dir).map(|d| Daemon {
+            pid: d.pid,
+            socket: d.socket,
+            tcp: d.tcp,
+            since: d.started_at,
+        }),
+        model: models::llm_path(&ctx.data_dir, s),
+        embedder: models::embedder_path(&ctx.data_dir, s),
+        records: snap.records.len(),
+        records_by,
+        with_vector,
+        pending_corrections,
+        forgotten: snap.archive.len(),
+        last_pass: snap.state.last_pass,
+        jobs: jobs_file.as_ref().map_or(0, |f| f.jobs.len()),
+        jobs_error: jobs_file.as_ref().err().map(|e| e.to_string()),
+        next_job,
+    })
 }
 
-fn human(v: &Value) -> String {
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut row = |k: &str, val: String| rows.push(vec![k.to_string(), val]);
-    let yes = |b: &Value| {
-        if b.as_bool() == Some(true) {
-            "on"
-        } else {
-            "off"
-        }
-    };
-    row("data dir", v["data_dir"].as_str().unwrap_or("").into());
-    let mode = v["mode"].as_str().unwrap_or("?");
-    row(
+fn human(v: &Overview) -> String {
+    let mut rows: Vec<(&str, String)> = Vec::new();
+    let on = |b: bool| if b { "on" } else { "off" };
+    rows.push(("data dir", v.data_dir.display().to_string()));
+    rows.push((
         "mode",
-        if mode == "privacy" {
+        if v.mode == Mode::Privacy {
             "privacy (memory writes nothing; set log or full to let it grow)".into()
         } else {
-            mode.into()
+            v.mode.to_string()
         },
-    );
-    row(
+    ));
+    rows.push((
         "memory plugin",
-        if v["memory_plugin"].as_bool() == Some(true) {
+        if v.memory_plugin {
             "enabled".into()
         } else {
             "off (run `localm plugin install memory`)".into()
         },
-    );
-    row(
+    ));
+    rows.push((
         "recall / auto pass",
         format!(
             "memory_enabled {}, memory_auto_consolidate {}",
-            yes(&v["memory_enabled"]),
-            yes(&v["memory_auto_consolidate"])
+            on(v.memory_enabled),
+            on(v.memory_auto_consolidate)
         ),
-    );
-    row(
+    ));
+    rows.push((
         "daemon",
-        match v["daemon"].as_object() {
+        match &v.daemon {
             Some(d) => format!(
                 "running, pid {}, socket {}{}",
-                d["pid"],
-                d["socket"].as_str().unwrap_or(""),
-                d["tcp"]
-                    .as_str()
+                d.pid,
+                d.socket.display(),
+                d.tcp
+                    .as_deref()
                     .map(|t| format!(", http://{t}"))
                     .unwrap_or_default()
             ),
@@ -135,95 +170,70 @@ fn human(v: &Value) -> String {
                 "not running (start it with `localm daemon` or `localm service install`)".into()
             }
         },
-    );
-    row(
+    ));
+    rows.push((
         "model",
-        v["model"].as_str().map_or(
-            "not installed (`localm setup-model`)".into(),
-            str::to_string,
-        ),
-    );
-    row(
+        v.model
+            .as_ref()
+            .map_or("not installed (`localm setup-model`)".into(), |p| {
+                p.display().to_string()
+            }),
+    ));
+    rows.push((
         "embedder",
-        v["embedder"].as_str().map_or(
+        v.embedder.as_ref().map_or(
             "not installed: recall is lexical (`localm setup-embeddings`)".into(),
-            str::to_string,
+            |p| p.display().to_string(),
         ),
-    );
-    let by = v["records_by"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(k, n)| format!("{k} {n}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        })
-        .unwrap_or_default();
-    let total = v["records"].as_u64().unwrap_or(0);
-    row(
+    ));
+    let by = v
+        .records_by
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    rows.push((
         "records",
-        if total == 0 {
+        if v.records == 0 {
             "0 of 256".into()
         } else {
-            format!("{total} of 256 ({by})")
+            format!("{} of 256 ({by})", v.records)
         },
-    );
-    row(
+    ));
+    rows.push((
         "vectors",
-        format!("{} of {total} records", v["with_vector"]),
-    );
-    row(
-        "corrections",
-        format!("{} pending", v["pending_corrections"]),
-    );
-    row("forgotten", format!("{} archived", v["forgotten"]));
-    let lp = &v["last_pass"];
-    row(
+        format!("{} of {} records", v.with_vector, v.records),
+    ));
+    rows.push(("corrections", format!("{} pending", v.pending_corrections)));
+    rows.push(("forgotten", format!("{} archived", v.forgotten)));
+    rows.push((
         "last pass",
-        if lp.is_null() {
-            "never".into()
-        } else {
-            let at = lp["at"]
-                .as_str()
-                .and_then(|s| s.parse::<DateTime<Utc>>().ok())
-                .map_or("?".into(), output::when);
-            format!(
-                "{at} {}: +{} added, {} updated, {} deleted, {} proposed, {} episodic{}",
-                lp["status"].as_str().unwrap_or("?"),
-                lp["added"],
-                lp["updated"],
-                lp["deleted"],
-                lp["proposed"],
-                lp["episodic"],
-                lp["reason"]
-                    .as_str()
+        match &v.last_pass {
+            None => "never".into(),
+            Some(lp) => format!(
+                "{} {}: {}{}",
+                lp.at.map_or("?".into(), output::when),
+                lp.status,
+                lp.counts.sentence(),
+                lp.reason
+                    .as_deref()
                     .map(|r| format!(" ({r})"))
                     .unwrap_or_default()
-            )
+            ),
         },
-    );
-    row(
+    ));
+    rows.push((
         "next job",
-        if let Some(e) = v["jobs_error"].as_str() {
-            format!("jobs.json unreadable: {e}")
-        } else {
-            match v["next_job"].as_object() {
-                Some(j) => format!(
-                    "{} at {}",
-                    j["name"].as_str().unwrap_or(""),
-                    j["at"]
-                        .as_str()
-                        .and_then(|s| s.parse::<DateTime<Utc>>().ok())
-                        .map_or("?".into(), output::when)
-                ),
-                None => "none scheduled".into(),
-            }
+        match (&v.jobs_error, &v.next_job) {
+            (Some(e), _) => format!("jobs.json unreadable: {e}"),
+            (None, Some(j)) => format!("{} at {}", j.name, output::when(j.at)),
+            (None, None) => "none scheduled".into(),
         },
-    );
+    ));
     let mut out = String::new();
-    let width = rows.iter().map(|r| r[0].len()).max().unwrap_or(0);
-    for r in rows {
-        out.push_str(&format!("{:width$}  {}\n", r[0], r[1]));
+    let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    for (k, val) in rows {
+        out.push_str(&format!("{k:width$}  {val}\n"));
     }
     out
 }

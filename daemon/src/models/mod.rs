@@ -43,6 +43,17 @@ fn in_force(
     }
 }
 
+/// Load the embedder in force: `Ok(None)` when none is installed, an error when the installed
+/// one cannot be loaded.
+pub fn load_embedder(
+    data_dir: &Path,
+    settings: &Settings,
+) -> anyhow::Result<Option<embedder::Bert>> {
+    embedder_path(data_dir, settings)
+        .map(|p| embedder::Bert::load(&p))
+        .transpose()
+}
+
 /// The GGUF `localm setup-model` installs by default.
 pub const DEFAULT_LLM_REPO: &str = "Qwen/Qwen2.5-0.5B-Instruct-GGUF";
 pub const DEFAULT_LLM_FILE: &str = "qwen2.5-0.5b-instruct-q4_k_m.gguf";

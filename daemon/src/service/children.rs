@@ -1,6 +1,7 @@
-//! Supervised consolidation passes: each pass runs `localm memory consolidate --json` as a child
-//! process of the same binary, so a native abort inside llama.cpp fails one pass, never the
-//! daemon, and the model's memory is released when the child exits. One pass at a time.
+//! Supervised child processes of the same binary, for the work that loads a native model: the
+//! consolidation pass (`localm memory consolidate --json`, one at a time) and the embedding
+//! sweep (`localm memory backfill`). A native abort inside llama.cpp or candle fails that one
+//! run, never the daemon, and the model's memory is released when the child exits.
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -10,8 +11,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
+use localm_core::consolidate::{Report, Status};
 use localm_core::settings::Mode;
-use serde_json::Value;
 use tokio::sync::{Mutex, watch};
 
 /// What started a pass (logged, and recorded with a job's outcome).
@@ -38,8 +39,8 @@ impl std::fmt::Display for Trigger {
 /// A pass that ran to the end (its `status` may still be "skipped").
 #[derive(Debug, Clone)]
 pub struct Outcome {
-    /// The pass report, exactly as `localm memory consolidate --json` prints it.
-    pub report: Value,
+    /// The pass report, as `localm memory consolidate --json` printed it.
+    pub report: Report,
     pub started_at: DateTime<Utc>,
     pub finished_at: DateTime<Utc>,
 }
@@ -58,8 +59,8 @@ pub enum PassFailure {
     Failed(String),
 }
 
-/// Runs passes one at a time and knows which child is running.
-pub struct Passes {
+/// Runs passes one at a time and knows which child is running; runs the embedding sweep.
+pub struct Children {
     exe: PathBuf,
     gate: Mutex<()>,
     child: AtomicU32,
@@ -67,9 +68,9 @@ pub struct Passes {
     last_started: StdMutex<Option<Instant>>,
 }
 
-impl Passes {
-    pub fn new(exe: PathBuf) -> Passes {
-        Passes {
+impl Children {
+    pub fn new(exe: PathBuf) -> Children {
+        Children {
             exe,
             gate: Mutex::new(()),
             child: AtomicU32::new(0),
@@ -129,17 +130,13 @@ impl Passes {
         let secs = (finished_at - started_at).num_milliseconds() as f64 / 1e3;
         match &result {
             Ok(report) => {
-                let n = |k: &str| report[k].as_array().map_or(0, Vec::len);
                 tracing::info!(
-                    "pass {trigger}: {} added={} updated={} deleted={} proposed={} episodic={} in {secs:.1}s{}",
-                    report["status"].as_str().unwrap_or("?"),
-                    n("added"),
-                    n("updated"),
-                    n("deleted"),
-                    n("proposed"),
-                    n("episodic"),
-                    report["reason"]
-                        .as_str()
+                    "pass {trigger}: {} {} in {secs:.1}s{}",
+                    report.status,
+                    report.counts(),
+                    report
+                        .reason
+                        .as_deref()
                         .map(|r| format!(" ({r})"))
                         .unwrap_or_default(),
                 );
@@ -156,7 +153,32 @@ impl Passes {
         })
     }
 
-    async fn run_child(&self, data_dir: &Path, mode: Mode) -> Result<Value, PassFailure> {
+    /// The embedding sweep, in a child process (`localm memory backfill`), so the model's memory is
+    /// released afterwards. Logs one line with the outcome.
+    pub async fn backfill(&self, data_dir: &Path) {
+        let out = tokio::process::Command::new(&self.exe)
+            .args(["memory", "backfill"])
+            .arg("--data-dir")
+            .arg(data_dir)
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .output()
+            .await;
+        match out {
+            Ok(o) if o.status.success() => {
+                let line = String::from_utf8_lossy(&o.stdout);
+                tracing::info!("backfill: {}", line.trim());
+            }
+            Ok(o) => tracing::warn!(
+                "backfill failed ({}): {}",
+                o.status,
+                String::from_utf8_lossy(&o.stderr).trim()
+            ),
+            Err(e) => tracing::warn!("backfill could not start: {e}"),
+        }
+    }
+
+    async fn run_child(&self, data_dir: &Path, mode: Mode) -> Result<Report, PassFailure> {
         let mut cmd = tokio::process::Command::new(&self.exe);
         cmd.args(["memory", "consolidate", "--json", "--mode", mode.as_str()])
             .arg("--data-dir")
@@ -172,6 +194,7 @@ impl Passes {
             exe: self.exe.clone(),
             source,
         })?;
+        // `id()` is `None` only once the child was reaped, which has not happened yet.
         self.child.store(child.id().unwrap_or(0), Ordering::SeqCst);
         let out = child
             .wait_with_output()
@@ -183,12 +206,14 @@ impl Passes {
                 name: signal_name(signal),
             });
         }
-        let report: Option<Value> = serde_json::from_slice(&out.stdout).ok();
+        // A child that died before printing its report leaves no report, or a broken one.
+        let report: Option<Report> = serde_json::from_slice(&out.stdout).ok();
         match report {
-            Some(r) if r["status"] == "ok" || r["status"] == "skipped" => Ok(r),
-            Some(r) if r["reason"].is_string() => Err(PassFailure::Failed(
-                r["reason"].as_str().unwrap_or_default().to_string(),
-            )),
+            Some(r) if r.status != Status::Error => Ok(r),
+            Some(Report {
+                reason: Some(reason),
+                ..
+            }) => Err(PassFailure::Failed(reason)),
             _ => {
                 let stderr = String::from_utf8_lossy(&out.stderr);
                 let last = stderr.lines().rev().find(|l| !l.trim().is_empty());

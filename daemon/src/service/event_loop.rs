@@ -1,42 +1,45 @@
-//! The one event loop: file events, timers (the debounced automatic pass, scheduled jobs, the
-//! backfill sweep), pass completions and signals. Between events it sleeps: no polling.
+//! The one event loop: file events, reload requests, timers (the debounced automatic pass,
+//! scheduled jobs, the backfill sweep) and the completions of the tasks it started, until the
+//! shutdown future completes. Between events it sleeps: no polling. Every task it starts is
+//! owned by its `JoinSet`, handed back at the end so the caller can drain it.
 
 use std::collections::HashSet;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use futures_util::StreamExt;
 use localm_core::jobs::{self, JobsFile, RunOutcome};
 use localm_core::settings::Mode;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use signal_hook_tokio::Signals;
 use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 use tokio::time::sleep_until;
 
 use super::cadence::{self, Intervals};
+use super::children::{Outcome, PassFailure, Trigger};
+use super::state::Shared;
 use super::watch::FsEvent;
-use crate::api::state::Shared;
-use crate::passes::{Outcome, PassFailure, Trigger};
 
-/// Why the loop ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
-    Signal(i32),
+/// A task the loop started, as it ends.
+pub enum Done {
+    /// An automatic pass or a backfill sweep (each logs its own outcome).
+    Quiet,
+    /// A scheduled job, with how it went.
+    Job(String, RunOutcome),
 }
 
 pub struct EventLoop {
     shared: Arc<Shared>,
     intervals: Intervals,
     fs: mpsc::UnboundedReceiver<FsEvent>,
+    reload: mpsc::UnboundedReceiver<()>,
     auto_due: Option<Instant>,
     /// An automatic pass fell due while another pass ran: run it when that one ends.
     auto_wanted: bool,
     backfill_due: Instant,
     jobs: JobsFile,
     running_jobs: HashSet<String>,
-    job_done_tx: mpsc::UnboundedSender<(String, RunOutcome)>,
-    job_done: mpsc::UnboundedReceiver<(String, RunOutcome)>,
+    tasks: JoinSet<Done>,
 }
 
 impl EventLoop {
@@ -44,8 +47,8 @@ impl EventLoop {
         shared: Arc<Shared>,
         intervals: Intervals,
         fs: mpsc::UnboundedReceiver<FsEvent>,
+        reload: mpsc::UnboundedReceiver<()>,
     ) -> EventLoop {
-        let (job_done_tx, job_done) = mpsc::unbounded_channel();
         let jobs = jobs::load(&shared.data_dir).unwrap_or_else(|e| {
             tracing::warn!("jobs: {e}; no job runs until the file is fixed");
             JobsFile::default()
@@ -54,32 +57,27 @@ impl EventLoop {
             shared,
             intervals,
             fs,
+            reload,
             auto_due: None,
             auto_wanted: false,
             backfill_due: Instant::now() + intervals.backfill.min(Duration::from_secs(60)),
             jobs,
             running_jobs: HashSet::new(),
-            job_done_tx,
-            job_done,
+            tasks: JoinSet::new(),
         }
     }
 
-    /// Run until SIGTERM or SIGINT.
-    pub async fn run(mut self) -> anyhow::Result<Stop> {
-        let mut signals = Signals::new([SIGTERM, SIGINT, SIGHUP])?;
-        let mut finished = self.shared.passes.finished();
+    /// Run until `shutdown` completes; hand back the tasks still running.
+    pub async fn run(mut self, shutdown: impl Future<Output = ()>) -> JoinSet<Done> {
+        let mut finished = self.shared.children.finished();
+        let mut shutdown = std::pin::pin!(shutdown);
         loop {
             let job_due = self.next_job_due();
             tokio::select! {
-                Some(sig) = signals.next() => {
-                    if sig == SIGHUP {
-                        tracing::info!("SIGHUP: reloading settings and jobs");
-                        self.reload_settings();
-                        self.reload_jobs();
-                    } else {
-                        tracing::info!("signal {sig}: stopping");
-                        return Ok(Stop::Signal(sig));
-                    }
+                () = &mut shutdown => break,
+                Some(()) = self.reload.recv() => {
+                    self.reload_settings();
+                    self.reload_jobs();
                 }
                 Some(ev) = self.fs.recv() => match ev {
                     FsEvent::Sessions => self.session_changed(),
@@ -90,14 +88,19 @@ impl EventLoop {
                 () = sleep_or_never(job_due) => self.jobs_fire(),
                 () = sleep_until(self.backfill_due.into()) => self.backfill_fire(),
                 Ok(()) = finished.changed() => self.pass_finished(),
-                Some((name, outcome)) = self.job_done.recv() => {
-                    self.running_jobs.remove(&name);
-                    if let Some(job) = self.jobs.jobs.iter_mut().find(|j| j.name == name) {
-                        job.last_run = Some(outcome);
+                Some(done) = self.tasks.join_next() => match done {
+                    Ok(Done::Job(name, outcome)) => {
+                        self.running_jobs.remove(&name);
+                        if let Some(job) = self.jobs.jobs.iter_mut().find(|j| j.name == name) {
+                            job.last_run = Some(outcome);
+                        }
                     }
-                }
+                    Ok(Done::Quiet) => {}
+                    Err(e) => tracing::warn!("a background task failed: {e}"),
+                },
             }
         }
+        self.tasks
     }
 
     /// Whether a session change may start an automatic pass now.
@@ -126,7 +129,7 @@ impl EventLoop {
         if self.auto_due.is_none() {
             let due = cadence::auto_due(
                 Instant::now(),
-                self.shared.passes.last_started(),
+                self.shared.children.last_started(),
                 self.intervals.auto,
             );
             tracing::debug!(
@@ -146,21 +149,23 @@ impl EventLoop {
                 return;
             }
         };
-        if self.shared.passes.busy() {
+        if self.shared.children.busy() {
             self.auto_wanted = true;
             return;
         }
         let shared = Arc::clone(&self.shared);
-        tokio::spawn(async move {
+        self.tasks.spawn(async move {
+            // The pass logs its own outcome.
             let _ = shared
-                .passes
+                .children
                 .run(&shared.data_dir, mode, Trigger::Auto)
                 .await;
+            Done::Quiet
         });
     }
 
     fn pass_finished(&mut self) {
-        if self.auto_wanted && !self.shared.passes.busy() {
+        if self.auto_wanted && !self.shared.children.busy() {
             self.auto_wanted = false;
             self.session_changed();
         }
@@ -191,12 +196,11 @@ impl EventLoop {
         for name in due {
             self.running_jobs.insert(name.clone());
             let shared = Arc::clone(&self.shared);
-            let done = self.job_done_tx.clone();
-            tokio::spawn(async move {
+            self.tasks.spawn(async move {
                 let mode = shared.config().mode;
                 let started_at = Utc::now();
                 let result = shared
-                    .passes
+                    .children
                     .run(&shared.data_dir, mode, Trigger::Job(name.clone()))
                     .await;
                 let outcome = outcome_of("schedule", started_at, &result);
@@ -211,7 +215,7 @@ impl EventLoop {
                     Ok(Err(e)) => tracing::warn!("job {name}: cannot record its outcome: {e}"),
                     Err(e) => tracing::warn!("job {name}: cannot record its outcome: {e}"),
                 }
-                let _ = done.send((name, outcome));
+                Done::Job(name, outcome)
             });
         }
     }
@@ -226,7 +230,14 @@ impl EventLoop {
             return;
         }
         let shared = Arc::clone(&self.shared);
-        tokio::spawn(async move { super::backfill_child(&shared).await });
+        self.tasks.spawn(async move {
+            match shared.store.read() {
+                Ok(s) if s.records.is_empty() => {}
+                Err(e) => tracing::warn!("backfill: {e}"),
+                Ok(_) => shared.children.backfill(&shared.data_dir).await,
+            }
+            Done::Quiet
+        });
     }
 
     fn reload_settings(&mut self) {

@@ -1,13 +1,21 @@
 //! `localm daemon`: claim the data dir, bind the control socket, then run the event loop until
 //! SIGTERM/SIGINT; on the way out stop accepting, let the request or pass in flight finish or
-//! abandon it before it writes, remove the socket and exit 0.
+//! abandon it before it writes, drain the loop's tasks, flush reinforcement, remove the socket
+//! and exit 0. [`run`] takes bound listeners and a shutdown future, so a test can run the whole
+//! daemon in-process on a temp socket.
 
+pub mod api;
 pub mod cadence;
+pub mod children;
 pub mod event_loop;
 pub mod instance;
+pub mod recall_cache;
+pub mod reinforce;
 pub mod socket;
+pub mod state;
 pub mod watch;
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -15,15 +23,19 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 use chrono::Utc;
+use futures_util::StreamExt;
 use localm_core::settings::Mode;
-use localm_core::store::Store;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook_tokio::Signals;
+use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
-use crate::api::{self, state::ModeSources, state::Shared};
 use crate::exit::{Code, coded};
-use crate::passes::Passes;
 use cadence::Intervals;
+use children::Children;
 use instance::{Info, Instance};
+use state::{ModeSources, Shared};
 
 /// How long a pass in flight gets to stop after SIGTERM before it is killed.
 const PASS_GRACE: Duration = Duration::from_secs(20);
@@ -40,7 +52,16 @@ pub struct Options {
     pub listen: Option<SocketAddr>,
 }
 
-pub fn run(opts: Options) -> anyhow::Result<()> {
+/// The daemon's listeners, bound before [`run`].
+pub struct Listeners {
+    /// The control socket (only this user's connections are served).
+    pub unix: UnixListener,
+    /// The optional loopback listener and the bearer token it requires.
+    pub tcp: Option<(TcpListener, String)>,
+}
+
+/// `localm daemon`: claim the data dir, bind, serve until SIGTERM/SIGINT, clean up.
+pub fn main(opts: Options) -> anyhow::Result<()> {
     let intervals =
         Intervals::from_env(|k| std::env::var(k).ok()).map_err(|e| coded(Code::Usage, e))?;
     if let Some(addr) = opts.listen
@@ -63,6 +84,8 @@ pub fn run(opts: Options) -> anyhow::Result<()> {
     runtime.block_on(serve(opts, intervals, instance))
 }
 
+/// Bind what `opts` asks for, publish where we listen, and run until a stop signal. Only here
+/// are signal handlers installed: SIGHUP reloads, SIGTERM and SIGINT stop.
 async fn serve(opts: Options, intervals: Intervals, instance: Instance) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("cannot find the localm executable")?;
     let sources = ModeSources {
@@ -72,54 +95,34 @@ async fn serve(opts: Options, intervals: Intervals, instance: Instance) -> anyho
     let shared = Arc::new(Shared::new(
         opts.data_dir.clone(),
         sources,
-        Passes::new(exe),
+        Children::new(exe),
     )?);
-    seed_last_pass(&shared);
-
     let socket_path = opts
         .socket
         .clone()
         .unwrap_or_else(|| socket::default_path(&opts.data_dir));
     check_socket_path(&socket_path)?;
-    let listener = socket::bind(&socket_path)?;
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
-        let _ = rx.wait_for(|s| *s).await;
-    };
-    let mut servers = Vec::new();
-    servers.push(tokio::spawn(
-        axum::serve(
-            socket::PeerChecked::new(listener),
-            api::router(Arc::clone(&shared), None),
-        )
-        .with_graceful_shutdown(stopped(stop_rx.clone()))
-        .into_future(),
-    ));
+    let unix = socket::bind(&socket_path)?;
     let mut tcp = None;
     if let Some(addr) = opts.listen {
         let token = socket::write_token(&opts.data_dir)?;
-        let l = tokio::net::TcpListener::bind(addr)
+        let l = TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
-        let local = l.local_addr()?;
-        tcp = Some(local.to_string());
-        servers.push(tokio::spawn(
-            axum::serve(l, api::router(Arc::clone(&shared), Some(token.into())))
-                .with_graceful_shutdown(stopped(stop_rx.clone()))
-                .into_future(),
-        ));
         tracing::info!(
-            "also listening on http://{local} (token in {})",
+            "also listening on http://{} (token in {})",
+            l.local_addr()?,
             opts.data_dir.join("api-token").display()
         );
+        tcp = Some((l, token));
     }
-
-    let (fs_tx, fs_rx) = mpsc::unbounded_channel();
-    let _watcher = watch::start(&opts.data_dir, fs_tx).context("cannot watch the data dir")?;
     instance.publish(&Info {
         pid: std::process::id(),
         socket: socket_path.clone(),
-        tcp,
+        tcp: match &tcp {
+            Some((l, _)) => Some(l.local_addr()?.to_string()),
+            None => None,
+        },
         started_at: Utc::now(),
         version: env!("CARGO_PKG_VERSION").to_string(),
     })?;
@@ -136,89 +139,110 @@ async fn serve(opts: Options, intervals: Intervals, instance: Instance) -> anyho
         intervals.auto.as_secs()
     );
 
-    let stop = event_loop::EventLoop::new(Arc::clone(&shared), intervals, fs_rx)
-        .run()
+    let mut signals = Signals::new([SIGTERM, SIGINT, SIGHUP])?;
+    let signals_handle = signals.handle();
+    let (reload_tx, reload_rx) = mpsc::unbounded_channel();
+    let stop_signal = async move {
+        while let Some(sig) = signals.next().await {
+            if sig == SIGHUP {
+                tracing::info!("SIGHUP: reloading settings and jobs");
+                let _ = reload_tx.send(());
+            } else {
+                tracing::info!("signal {sig}: stopping");
+                return;
+            }
+        }
+    };
+    let listeners = Listeners { unix, tcp };
+    let result = run(shared, listeners, intervals, reload_rx, stop_signal).await;
+    signals_handle.close();
+    let _ = std::fs::remove_file(&socket_path);
+    drop(instance);
+    result?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Serve `listeners` and run the event loop until `shutdown` completes (or `reload` says to
+/// re-read settings and jobs). Then stop accepting; a pass in flight abandons its model work
+/// (it has written nothing yet) or, if already writing, completes its atomic write; the tasks
+/// the loop started are drained, queued reinforcement is written, and open requests get a
+/// moment to finish.
+pub async fn run(
+    shared: Arc<Shared>,
+    listeners: Listeners,
+    intervals: Intervals,
+    reload: mpsc::UnboundedReceiver<()>,
+    shutdown: impl Future<Output = ()>,
+) -> anyhow::Result<()> {
+    seed_last_pass(&shared);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|s| *s).await;
+    };
+    let mut servers: Vec<JoinHandle<std::io::Result<()>>> = Vec::new();
+    servers.push(tokio::spawn(
+        axum::serve(
+            socket::PeerChecked::new(listeners.unix),
+            api::router(Arc::clone(&shared), None),
+        )
+        .with_graceful_shutdown(stopped(stop_rx.clone()))
+        .into_future(),
+    ));
+    if let Some((l, token)) = listeners.tcp {
+        servers.push(tokio::spawn(
+            axum::serve(l, api::router(Arc::clone(&shared), Some(token.into())))
+                .with_graceful_shutdown(stopped(stop_rx.clone()))
+                .into_future(),
+        ));
+    }
+    let (fs_tx, fs_rx) = mpsc::unbounded_channel();
+    let _watcher = watch::start(&shared.data_dir, fs_tx).context("cannot watch the data dir")?;
+
+    let mut tasks = event_loop::EventLoop::new(Arc::clone(&shared), intervals, fs_rx, reload)
+        .run(shutdown)
         .await;
 
-    // Stop accepting; a pass in flight abandons its model work (it has written nothing yet) or,
-    // if already writing, completes its atomic write; open requests get a moment to finish.
     let _ = stop_tx.send(true);
-    // A pass still running after the grace is killed when the runtime drops it (kill_on_drop).
-    shared.passes.terminate();
-    let mut finished = shared.passes.finished();
-    let _ = tokio::time::timeout(PASS_GRACE, async {
-        while shared.passes.busy() {
+    // A pass still running after the grace is killed when its task is dropped (kill_on_drop).
+    shared.children.terminate();
+    let mut finished = shared.children.finished();
+    let drained = tokio::time::timeout(PASS_GRACE, async {
+        while tasks.join_next().await.is_some() {}
+        // A pass started by a request is not the loop's: wait for it too.
+        while shared.children.busy() {
             if finished.changed().await.is_err() {
                 break;
             }
         }
     })
     .await;
+    if drained.is_err() {
+        tracing::warn!("a pass did not stop within {PASS_GRACE:?}; killing it");
+        tasks.shutdown().await;
+    }
+    shared.reinforcer.flush().await;
     for s in servers {
         let _ = tokio::time::timeout(REQUEST_GRACE, s).await;
     }
-    let _ = std::fs::remove_file(&socket_path);
-    drop(instance);
-    let stop = stop?;
-    tracing::info!("stopped ({stop:?})");
     Ok(())
 }
 
 /// The interval since the last pass survives a restart: take it from state.json.
 fn seed_last_pass(shared: &Shared) {
-    let Ok(snap) = shared.store.read() else {
-        return;
-    };
-    let at = snap
-        .state
-        .last_pass
-        .as_ref()
-        .and_then(|p| p["at"].as_str())
-        .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok());
-    if let Some(at) = at {
-        let ago = (Utc::now() - at.with_timezone(&Utc))
-            .to_std()
-            .unwrap_or(Duration::ZERO);
-        if let Some(t) = Instant::now().checked_sub(ago) {
-            shared.passes.seed_last_started(t);
-        }
-    }
-}
-
-/// The hourly embedding sweep, in a child process (`localm memory backfill`) so the model's
-/// memory is released afterwards.
-pub async fn backfill_child(shared: &Shared) {
-    let store: &Store = &shared.store;
-    match store.read() {
-        Ok(s) if s.records.is_empty() => return,
+    let at = match shared.store.read() {
+        Ok(snap) => snap.state.last_pass.and_then(|p| p.at),
         Err(e) => {
-            tracing::warn!("backfill: {e}");
-            return;
+            tracing::warn!("{e}");
+            None
         }
-        Ok(_) => {}
-    }
-    let Ok(exe) = std::env::current_exe() else {
-        return;
     };
-    let out = tokio::process::Command::new(exe)
-        .args(["memory", "backfill"])
-        .arg("--data-dir")
-        .arg(&shared.data_dir)
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .output()
-        .await;
-    match out {
-        Ok(o) if o.status.success() => {
-            let line = String::from_utf8_lossy(&o.stdout);
-            tracing::info!("backfill: {}", line.trim());
+    if let Some(at) = at {
+        // A last pass dated in the future (the clock was set back) counts as just now.
+        let ago = (Utc::now() - at).to_std().unwrap_or(Duration::ZERO);
+        if let Some(t) = Instant::now().checked_sub(ago) {
+            shared.children.seed_last_started(t);
         }
-        Ok(o) => tracing::warn!(
-            "backfill failed ({}): {}",
-            o.status,
-            String::from_utf8_lossy(&o.stderr).trim()
-        ),
-        Err(e) => tracing::warn!("backfill could not start: {e}"),
     }
 }
 

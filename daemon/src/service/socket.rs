@@ -41,23 +41,30 @@ pub fn bind(path: &Path) -> anyhow::Result<UnixListener> {
     // SAFETY: umask(2) only changes this process's file-creation mask; restored right after.
     let old = unsafe { libc::umask(0o177) };
     let bound = UnixListener::bind(path);
+    // SAFETY: as above; this restores the mask read back from the first call.
     unsafe { libc::umask(old) };
     let listener = bound.with_context(|| format!("cannot listen on {}", path.display()))?;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
     Ok(listener)
 }
 
-/// A Unix listener that hands on only connections from this process's own user.
+/// A Unix listener that hands on only connections from this process's own user. Refusals are
+/// answered by tasks it owns (aborted when the listener is dropped).
 pub struct PeerChecked {
     inner: UnixListener,
     uid: u32,
+    refusals: tokio::task::JoinSet<()>,
 }
 
 impl PeerChecked {
     pub fn new(inner: UnixListener) -> PeerChecked {
         // SAFETY: geteuid(2) cannot fail and touches no memory.
         let uid = unsafe { libc::geteuid() };
-        PeerChecked { inner, uid }
+        PeerChecked {
+            inner,
+            uid,
+            refusals: tokio::task::JoinSet::new(),
+        }
     }
 }
 
@@ -80,11 +87,12 @@ impl Listener for PeerChecked {
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         loop {
             let (io, addr) = Listener::accept(&mut self.inner).await;
+            while self.refusals.try_join_next().is_some() {}
             match io.peer_cred() {
                 Ok(cred) if cred.uid() == self.uid => return (io, addr),
                 Ok(cred) => {
                     tracing::warn!(uid = cred.uid(), "refused a connection from another user");
-                    tokio::spawn(refuse(io));
+                    self.refusals.spawn(refuse(io));
                 }
                 Err(e) => tracing::warn!("refused a connection without credentials: {e}"),
             }

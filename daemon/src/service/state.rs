@@ -1,18 +1,24 @@
-//! What every request handler shares: the data dir, the store, the settings and mode in force
-//! (reloaded on SIGHUP or a change to settings.json), the recall cache and the pass runner.
+//! The daemon's state, shared by every request handler, the event loop and the shutdown: the
+//! data dir, the store, the settings and mode in force (reloaded on SIGHUP or a change to
+//! settings.json), the recall cache, the reinforcement writer and the supervised children.
 
-use std::path::PathBuf;
-use std::sync::RwLock;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use chrono::Utc;
+use localm_core::engine::Embedder;
 use localm_core::manage::Ctx;
+use localm_core::recall::query::Query;
+use localm_core::recall::{self, Input, Recall};
 use localm_core::settings::{Mode, Settings, resolve_mode};
-use localm_core::store::Store;
+use localm_core::store::{Store, StoreError};
 
-use super::recall::RecallCache;
+use super::children::Children;
+use super::recall_cache::RecallCache;
 use super::reinforce::Reinforcer;
-use crate::passes::Passes;
+use crate::models;
+use crate::recall::Answer;
 
 /// The settings file and the mode resolved from it (flag > LOCALM_MODE > file).
 #[derive(Debug, Clone, PartialEq)]
@@ -33,34 +39,39 @@ pub struct Shared {
     pub store: Store,
     pub recall: RecallCache,
     pub reinforcer: Reinforcer,
-    pub passes: Passes,
+    pub children: Children,
     pub started: Instant,
-    config: RwLock<Config>,
+    config: Arc<RwLock<Config>>,
     sources: ModeSources,
 }
 
 impl Shared {
     /// Needs a tokio runtime (it starts the reinforcement writer).
-    pub fn new(data_dir: PathBuf, sources: ModeSources, passes: Passes) -> anyhow::Result<Shared> {
-        let config = load_config(&data_dir, &sources)?;
+    pub fn new(
+        data_dir: PathBuf,
+        sources: ModeSources,
+        children: Children,
+    ) -> anyhow::Result<Shared> {
+        let config = Arc::new(RwLock::new(load_config(&data_dir, &sources)?));
         let store = Store::new(&data_dir, "chat", "localm daemon");
+        // The writer asks at the moment of writing, so a batch queued before privacy mode was
+        // switched on is not written after it.
+        let in_force = Arc::clone(&config);
+        let writes_allowed = move || read(&in_force).mode.allows_writes();
         Ok(Shared {
-            reinforcer: Reinforcer::start(store.clone()),
+            reinforcer: Reinforcer::start(store.clone(), writes_allowed),
             store,
             data_dir,
             recall: RecallCache::default(),
-            passes,
+            children,
             started: Instant::now(),
-            config: RwLock::new(config),
+            config,
             sources,
         })
     }
 
     pub fn config(&self) -> Config {
-        self.config
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        read(&self.config).clone()
     }
 
     /// Re-read settings.json. Returns the old and new config when something changed; a file that
@@ -88,9 +99,40 @@ impl Shared {
             via: "api",
         }
     }
+
+    /// Whether recall would embed the query this turn (an embedding model is installed), which
+    /// takes tens of milliseconds: callers on the async thread move that to the blocking pool.
+    pub fn recall_embeds(&self) -> bool {
+        models::embedder_path(&self.data_dir, &self.config().settings).is_some()
+    }
+
+    /// One turn's recall over the cached store. Writes nothing (reinforcement is the caller's).
+    pub fn recall(&self, query: &Query, explain: bool) -> Result<Answer, StoreError> {
+        let snap = self.recall.snapshot(&self.store)?;
+        if snap.records.is_empty() {
+            return Ok(Answer::new(Recall::none(None), &[], explain));
+        }
+        let embedder = self.recall.embedder(models::embedder_path(
+            &self.data_dir,
+            &self.config().settings,
+        ));
+        let result = recall::run(&Input {
+            records: &snap.records,
+            index: &snap.index,
+            vectors: snap.vectors.as_ref(),
+            embedder: embedder.as_deref().map(|e| e as &dyn Embedder),
+            query,
+            now: Utc::now(),
+        });
+        Ok(Answer::new(result, &snap.records, explain))
+    }
 }
 
-fn load_config(data_dir: &std::path::Path, sources: &ModeSources) -> anyhow::Result<Config> {
+fn read(config: &RwLock<Config>) -> std::sync::RwLockReadGuard<'_, Config> {
+    config.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn load_config(data_dir: &Path, sources: &ModeSources) -> anyhow::Result<Config> {
     let settings = Settings::load(data_dir)?;
     let mode = resolve_mode(sources.flag, sources.env.as_deref(), &settings)?;
     Ok(Config { settings, mode })

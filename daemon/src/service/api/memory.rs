@@ -9,16 +9,16 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use localm_core::manage::{self, Added, Ctx, ManageError};
-use localm_core::record::Kind;
+use localm_core::record::{Kind, Record};
 use localm_core::store::Committed;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use localm_core::store::archive::Archived;
+use localm_core::store::corrections::Correction;
+use serde::{Deserialize, Serialize};
 
 use super::body::JsonBody;
 use super::error::ApiError;
-use super::exact;
-use super::state::Shared;
-use crate::passes::{PassFailure, Trigger};
+use crate::service::children::{PassFailure, Trigger};
+use crate::service::state::Shared;
 
 type Reply = Result<Response, ApiError>;
 
@@ -53,18 +53,38 @@ async fn write<T: Send + 'static>(
     blocking(move || Ok(op(&shared.ctx(mode))?.value)).await
 }
 
+/// `GET /api/memory`'s answer.
+#[derive(Debug, Serialize)]
+pub struct Listed {
+    pub records: Vec<Record>,
+    pub count: usize,
+    /// Whether writes are allowed in the mode in force.
+    pub writable: bool,
+    pub mode: &'static str,
+    /// Lines of the store that did not parse (moved aside by the next write).
+    pub corrupt_lines: usize,
+}
+
+/// `{"record": …}`, and whether it was there already (append).
+#[derive(Debug, Serialize)]
+pub struct OneRecord {
+    pub record: Record,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub existing: Option<bool>,
+}
+
 /// `GET /api/memory`: the records and whether writes are allowed.
 pub async fn list(State(s): State<Arc<Shared>>) -> Reply {
     let mode = s.config().mode;
     let shared = Arc::clone(&s);
     let snap = blocking(move || Ok(shared.store.read()?)).await?;
-    Ok(Json(json!({
-        "records": exact(&snap.records),
-        "count": snap.records.len(),
-        "writable": mode.allows_writes(),
-        "mode": mode.as_str(),
-        "corrupt_lines": snap.corrupt.len(),
-    }))
+    Ok(Json(Listed {
+        count: snap.records.len(),
+        records: snap.records,
+        writable: mode.allows_writes(),
+        mode: mode.as_str(),
+        corrupt_lines: snap.corrupt.len(),
+    })
     .into_response())
 }
 
@@ -81,11 +101,17 @@ pub async fn replace(State(s): State<Arc<Shared>>, JsonBody(body): JsonBody<Bulk
         manage::replace_all(ctx, &body.text)
     })
     .await?;
-    Ok(Json(json!({
-        "kept": r.kept.len(),
-        "added": exact(&r.added),
-        "deleted": exact(&r.deleted),
-    }))
+    #[derive(Serialize)]
+    struct Replaced {
+        kept: usize,
+        added: Vec<Record>,
+        deleted: Vec<Record>,
+    }
+    Ok(Json(Replaced {
+        kept: r.kept.len(),
+        added: r.added,
+        deleted: r.deleted,
+    })
     .into_response())
 }
 
@@ -110,17 +136,15 @@ pub async fn append(State(s): State<Arc<Shared>>, JsonBody(body): JsonBody<Appen
         )
     })
     .await?;
-    Ok(match added {
-        Added::New(r) => (
-            StatusCode::CREATED,
-            Json(json!({"record": exact(&r), "existing": false})),
-        ),
-        Added::Existing(r) => (
-            StatusCode::OK,
-            Json(json!({"record": exact(&r), "existing": true})),
-        ),
-    }
-    .into_response())
+    let (status, record, existing) = match added {
+        Added::New(r) => (StatusCode::CREATED, r, false),
+        Added::Existing(r) => (StatusCode::OK, r, true),
+    };
+    let body = OneRecord {
+        record,
+        existing: Some(existing),
+    };
+    Ok((status, Json(body)).into_response())
 }
 
 #[derive(Debug, Deserialize)]
@@ -142,26 +166,45 @@ pub async fn patch(
         manage::patch(ctx, &id, body.text.as_deref(), body.importance)
     })
     .await?;
-    Ok(Json(json!({"record": exact(&record)})).into_response())
+    Ok(Json(OneRecord {
+        record,
+        existing: None,
+    })
+    .into_response())
 }
 
 /// `DELETE /api/memory/{id}`: delete one record (not archived).
 pub async fn delete(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Reply {
     let deleted = write(&s, "deleting a fact", move |ctx| manage::forget(ctx, &id)).await?;
-    Ok(Json(json!({"deleted": exact(&deleted)})).into_response())
+    #[derive(Serialize)]
+    struct Deleted {
+        deleted: Record,
+    }
+    Ok(Json(Deleted { deleted }).into_response())
 }
 
 /// `GET /api/memory/forgotten`: the archive.
 pub async fn forgotten(State(s): State<Arc<Shared>>) -> Reply {
     let shared = Arc::clone(&s);
     let snap = blocking(move || Ok(shared.store.read()?)).await?;
-    Ok(Json(json!({"forgotten": exact(&snap.archive)})).into_response())
+    #[derive(Serialize)]
+    struct Forgotten {
+        forgotten: Vec<Archived>,
+    }
+    Ok(Json(Forgotten {
+        forgotten: snap.archive,
+    })
+    .into_response())
 }
 
 /// `POST /api/memory/forgotten/{id}/restore`.
 pub async fn restore(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Reply {
     let record = write(&s, "restoring a fact", move |ctx| manage::restore(ctx, &id)).await?;
-    Ok(Json(json!({"record": exact(&record)})).into_response())
+    Ok(Json(OneRecord {
+        record,
+        existing: None,
+    })
+    .into_response())
 }
 
 /// `GET /api/memory/corrections`: the pending proposals (none in privacy mode: listing prunes
@@ -170,7 +213,22 @@ pub async fn corrections(State(s): State<Arc<Shared>>) -> Reply {
     let mode = s.config().mode;
     let shared = Arc::clone(&s);
     let pending = blocking(move || Ok(manage::corrections(&shared.ctx(mode))?.value)).await?;
-    Ok(Json(json!({"corrections": exact(&pending)})).into_response())
+    #[derive(Serialize)]
+    struct Pending {
+        corrections: Vec<Correction>,
+    }
+    Ok(Json(Pending {
+        corrections: pending,
+    })
+    .into_response())
+}
+
+/// A correction resolved, and the record it changed (accept).
+#[derive(Debug, Serialize)]
+pub struct Resolved {
+    pub correction: Correction,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<Record>,
 }
 
 /// `POST /api/memory/corrections/{id}/accept`: archive the old value, apply the change.
@@ -179,7 +237,7 @@ pub async fn accept(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Rep
         manage::accept(ctx, &id)
     })
     .await?;
-    Ok(Json(json!({"correction": exact(&correction), "record": exact(&record)})).into_response())
+    Ok(Json(Resolved { correction, record }).into_response())
 }
 
 /// `POST /api/memory/corrections/{id}/reject`: keep the fact; never propose this again.
@@ -188,15 +246,19 @@ pub async fn reject(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Rep
         manage::reject(ctx, &id)
     })
     .await?;
-    Ok(Json(json!({"correction": exact(&correction)})).into_response())
+    Ok(Json(Resolved {
+        correction,
+        record: None,
+    })
+    .into_response())
 }
 
 /// `POST /api/memory/consolidate`: one pass now (after any pass already running), in a
 /// supervised child process. Answers the pass report.
 pub async fn consolidate(State(s): State<Arc<Shared>>) -> Reply {
     let mode = writable(&s, "consolidation")?;
-    match s.passes.run(&s.data_dir, mode, Trigger::Api).await {
-        Ok(outcome) => Ok(Json::<Value>(outcome.report).into_response()),
+    match s.children.run(&s.data_dir, mode, Trigger::Api).await {
+        Ok(outcome) => Ok(Json(outcome.report).into_response()),
         Err(e @ PassFailure::Killed { .. }) | Err(e @ PassFailure::Spawn { .. }) => {
             Err(ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,

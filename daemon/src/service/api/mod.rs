@@ -5,8 +5,6 @@ pub mod body;
 pub mod error;
 pub mod memory;
 pub mod recall;
-pub mod reinforce;
-pub mod state;
 
 use std::sync::Arc;
 
@@ -17,12 +15,10 @@ use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use serde_json::json;
+use serde::Serialize;
 
+use super::state::Shared;
 use error::ApiError;
-use state::Shared;
-
-pub use crate::json::exact;
 
 /// Every route. `token`, for the loopback TCP listener, is required as `Authorization: Bearer`.
 pub fn router(shared: Arc<Shared>, token: Option<Arc<str>>) -> Router {
@@ -58,22 +54,41 @@ pub fn router(shared: Arc<Shared>, token: Option<Arc<str>>) -> Router {
     }
 }
 
-/// `GET /api/health`: the daemon is up; what it runs with.
-async fn health(State(s): State<Arc<Shared>>) -> Json<serde_json::Value> {
+/// `GET /api/health`'s answer: the daemon is up; what it runs with.
+#[derive(Debug, Serialize)]
+pub struct Health {
+    pub status: &'static str,
+    pub version: &'static str,
+    pub pid: u32,
+    pub mode: &'static str,
+    pub memory_plugin: bool,
+    pub uptime_s: u64,
+    pub pass: PassState,
+    pub embedder_loaded: bool,
+}
+
+/// Whether a pass is running, and its process.
+#[derive(Debug, Serialize)]
+pub struct PassState {
+    pub running: bool,
+    pub pid: Option<u32>,
+}
+
+async fn health(State(s): State<Arc<Shared>>) -> Json<Health> {
     let config = s.config();
-    Json(json!({
-        "status": "ok",
-        "version": env!("CARGO_PKG_VERSION"),
-        "pid": std::process::id(),
-        "mode": config.mode.as_str(),
-        "memory_plugin": config.settings.memory_plugin_enabled(),
-        "uptime_s": s.started.elapsed().as_secs(),
-        "pass": {
-            "running": s.passes.busy(),
-            "pid": s.passes.running_pid(),
+    Json(Health {
+        status: "ok",
+        version: env!("CARGO_PKG_VERSION"),
+        pid: std::process::id(),
+        mode: config.mode.as_str(),
+        memory_plugin: config.settings.memory_plugin_enabled(),
+        uptime_s: s.started.elapsed().as_secs(),
+        pass: PassState {
+            running: s.children.busy(),
+            pid: s.children.running_pid(),
         },
-        "embedder_loaded": s.recall.embedder_loaded(),
-    }))
+        embedder_loaded: s.recall.embedder_loaded(),
+    })
 }
 
 /// Refuse a body whose declared length is over the limit before reading any of it.

@@ -1,0 +1,54 @@
+//! The pass's model: loaded on first use (a pass with nothing to do loads none), with the calls,
+//! tokens and time it used counted for the report.
+
+use std::time::Instant;
+
+use super::report::ModelUse;
+use crate::engine::{EngineError, Generation, Generator, Message};
+
+/// Loads the generator on first use, so a pass with nothing to do loads no model.
+pub type LoadGenerator<'g> = Box<dyn FnOnce() -> Result<Box<dyn Generator + 'g>, EngineError> + 'g>;
+
+pub(super) struct Model<'g> {
+    load: Option<LoadGenerator<'g>>,
+    loaded: Option<Box<dyn Generator + 'g>>,
+    pub(super) usage: ModelUse,
+}
+
+impl<'g> Model<'g> {
+    pub(super) fn new(load: LoadGenerator<'g>) -> Model<'g> {
+        Model {
+            load: Some(load),
+            loaded: None,
+            usage: ModelUse::default(),
+        }
+    }
+
+    pub(super) fn generate(
+        &mut self,
+        messages: &[Message],
+        grammar: &str,
+        max: usize,
+    ) -> Result<Generation, EngineError> {
+        let generator = match &mut self.loaded {
+            Some(g) => g,
+            None => {
+                let load = self
+                    .load
+                    .take()
+                    .ok_or_else(|| EngineError("the model could not be loaded".into()))?;
+                let t = Instant::now();
+                let g = self.loaded.insert(load()?);
+                self.usage.load_ms = t.elapsed().as_secs_f64() * 1e3;
+                g
+            }
+        };
+        let g = generator.generate(messages, grammar, max)?;
+        self.usage.calls += 1;
+        self.usage.prompt_tokens += g.prompt_tokens;
+        self.usage.gen_tokens += g.gen_tokens;
+        self.usage.prompt_ms += g.prompt_ms;
+        self.usage.gen_ms += g.gen_ms;
+        Ok(g)
+    }
+}

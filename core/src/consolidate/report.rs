@@ -1,0 +1,235 @@
+//! What a pass did, as one serde type: the child prints it, the daemon reads it back, the API
+//! answers it, jobs record its counts, and `state.json` keeps its summary (counts, no fact text).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// How a pass ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// It ran; what it changed is in the report.
+    #[default]
+    Ok,
+    /// It did nothing on purpose (privacy mode), calling no model.
+    Skipped,
+    /// It failed; nothing was written.
+    Error,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Skipped => "skipped",
+            Status::Error => "error",
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A record or proposal a pass touched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Touched {
+    pub id: String,
+    pub text: String,
+}
+
+impl Touched {
+    pub fn of(record: &crate::record::Record) -> Touched {
+        Touched {
+            id: record.id.clone(),
+            text: record.text.clone(),
+        }
+    }
+}
+
+/// A candidate that was not applied, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub text: String,
+    pub why: String,
+}
+
+/// Time and tokens spent in the model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ModelUse {
+    pub calls: usize,
+    pub prompt_tokens: usize,
+    pub gen_tokens: usize,
+    pub prompt_ms: f64,
+    pub gen_ms: f64,
+    pub load_ms: f64,
+}
+
+/// What a pass did, as data: the daemon, the API and the CLI show the same thing.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub status: Status,
+    /// Why it was skipped or failed.
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub added: Vec<Touched>,
+    #[serde(default)]
+    pub updated: Vec<Touched>,
+    #[serde(default)]
+    pub deleted: Vec<Touched>,
+    #[serde(default)]
+    pub proposed: Vec<Touched>,
+    #[serde(default)]
+    pub episodic: Vec<Touched>,
+    #[serde(default)]
+    pub archived: Vec<Touched>,
+    #[serde(default)]
+    pub skipped: Vec<Skipped>,
+    #[serde(default)]
+    pub sessions_read: usize,
+    #[serde(default)]
+    pub lines_skipped: usize,
+    #[serde(default)]
+    pub model: ModelUse,
+    #[serde(default)]
+    pub duration_ms: f64,
+}
+
+impl Report {
+    pub fn with_status(status: Status, reason: Option<String>) -> Report {
+        Report {
+            status,
+            reason,
+            ..Report::default()
+        }
+    }
+
+    /// The report of a pass that failed before writing anything.
+    pub fn error(reason: impl Into<String>) -> Report {
+        Report::with_status(Status::Error, Some(reason.into()))
+    }
+
+    /// The counts of what it changed.
+    pub fn counts(&self) -> Counts {
+        Counts {
+            added: self.added.len(),
+            updated: self.updated.len(),
+            deleted: self.deleted.len(),
+            proposed: self.proposed.len(),
+            episodic: self.episodic.len(),
+        }
+    }
+}
+
+/// How many records a pass added, updated, deleted, proposed to change, and summarised.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Counts {
+    pub added: usize,
+    pub updated: usize,
+    pub deleted: usize,
+    pub proposed: usize,
+    pub episodic: usize,
+}
+
+impl Counts {
+    /// For people: "+2 added, 1 updated, 0 deleted, 1 proposed, 3 episodic".
+    pub fn sentence(&self) -> String {
+        format!(
+            "+{} added, {} updated, {} deleted, {} proposed, {} episodic",
+            self.added, self.updated, self.deleted, self.proposed, self.episodic
+        )
+    }
+}
+
+impl std::fmt::Display for Counts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "added={} updated={} deleted={} proposed={} episodic={}",
+            self.added, self.updated, self.deleted, self.proposed, self.episodic
+        )
+    }
+}
+
+/// What `state.json` keeps of the last pass: when, which, how it ended and the counts. Every
+/// field has a default, so a summary written by an older version never makes the store
+/// unreadable.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PassSummary {
+    pub at: Option<DateTime<Utc>>,
+    pub pass_id: String,
+    pub status: Status,
+    pub reason: Option<String>,
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub archived: usize,
+    pub skipped: usize,
+    pub model_ms: f64,
+    pub duration_ms: f64,
+}
+
+impl PassSummary {
+    pub fn of(report: &Report, at: DateTime<Utc>, pass_id: &str) -> PassSummary {
+        PassSummary {
+            at: Some(at),
+            pass_id: pass_id.to_string(),
+            status: report.status,
+            reason: report.reason.clone(),
+            counts: report.counts(),
+            archived: report.archived.len(),
+            skipped: report.skipped.len(),
+            model_ms: report.model.prompt_ms + report.model.gen_ms,
+            duration_ms: report.duration_ms,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_survives_the_trip_through_json() {
+        let mut r = Report::with_status(Status::Ok, None);
+        r.added.push(Touched {
+            id: "ab12cd34".into(),
+            text: "User has a beagle".into(),
+        });
+        r.model.gen_tokens = 7;
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(text.contains(r#""status":"ok""#), "{text}");
+        assert_eq!(serde_json::from_str::<Report>(&text).unwrap(), r);
+    }
+
+    #[test]
+    fn an_error_report_needs_only_status_and_reason() {
+        let r: Report = serde_json::from_str(r#"{"status":"error","reason":"no model"}"#).unwrap();
+        assert_eq!(r, Report::error("no model"));
+        assert!(serde_json::from_str::<Report>(r#"{"status":"fine"}"#).is_err());
+    }
+
+    #[test]
+    fn a_summary_keeps_counts_not_text() {
+        let mut r = Report::with_status(Status::Ok, None);
+        r.added.push(Touched {
+            id: "1".into(),
+            text: "secret".into(),
+        });
+        let at = "2026-03-01T00:00:00Z".parse().unwrap();
+        let s = PassSummary::of(&r, at, "p1");
+        let text = serde_json::to_string(&s).unwrap();
+        assert!(!text.contains("secret"));
+        assert!(text.contains(r#""added":1"#), "{text}");
+        assert_eq!(serde_json::from_str::<PassSummary>(&text).unwrap(), s);
+        // An older summary with fewer keys still reads.
+        let old: PassSummary = serde_json::from_str(r#"{"status":"ok","added":2}"#).unwrap();
+        assert_eq!(old.counts.added, 2);
+        assert_eq!(old.at, None);
+    }
+}
