@@ -1,6 +1,7 @@
 //! Today's code against fixtures of the on-disk formats (`tests/fixtures/v1`): every file still
 //! parses to the values it held, and a file the code rewrites comes back byte for byte when
 //! nothing changed. A format change that would break users' existing files fails here.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
 use std::path::{Path, PathBuf};

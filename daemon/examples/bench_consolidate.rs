@@ -3,6 +3,7 @@
 //! speed (tokens/s) with and without a grammar.
 //! `cargo run -p localm --example bench_consolidate` (model: $LOCALM_TEST_LLM_MODEL or
 //! test-models/SmolLM2-135M-Instruct.Q4_1.gguf; threads: $LOCALM_THREADS or physical cores).
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -2,6 +2,7 @@
 //! with the real embedding model), query-embedding latency, and backfill throughput.
 //! `cargo run -p localm --example bench_recall` (model: $LOCALM_TEST_EMBED_MODEL or
 //! test-models/all-MiniLM-L6-v2). Prints median, p99, min and max of one run.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::hint::black_box;
 use std::path::PathBuf;

@@ -2,6 +2,7 @@
 //! shutdown future, spoken to over a real Unix-socket HTTP connection. Shows that `run` serves,
 //! that the shutdown future stops it, and that reinforcement queued by a recall is written out
 //! by the orderly stop (not lost with the last batch).
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::path::Path;
 use std::sync::Arc;

@@ -4,6 +4,7 @@
 //!
 //! Needs the `localm` binary built beside this example and, for the semantic figures,
 //! all-MiniLM-L6-v2 in test-models/ (scripts/fetch-test-models).
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
 use std::time::{Duration, Instant};

@@ -110,7 +110,7 @@ impl Daemon {
     }
 
     pub fn pid(&self) -> i32 {
-        self.child.id() as i32
+        self.child.id().cast_signed()
     }
 
     pub fn signal(&self, sig: i32) {

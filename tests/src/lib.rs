@@ -1,4 +1,5 @@
 //! Helpers for the end-to-end tests: find the built `localm` binary and run it on a temp data dir.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

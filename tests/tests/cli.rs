@@ -1,4 +1,5 @@
 //! `localm memory …` as a user types it: the real binary on a temp data dir.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
 use std::process::Stdio;

@@ -1,6 +1,7 @@
 //! `localm memory consolidate` with the real SmolLM2-135M-Instruct (Q4_1 GGUF from PyPI): facts
 //! a user states become synth records, a contradicted user fact becomes a pending correction, a
 //! re-run adds nothing, and a hostile session deletes nothing.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
 

@@ -1,6 +1,7 @@
 //! `localm daemon` as clients see it: the real binary on a temp data dir and socket, every route
 //! and status, privacy refusals, the store lock, the plugin switch, signals, a second daemon,
 //! jobs picked up without a restart, the TCP token, and other users' connections.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
 use std::time::Duration;
@@ -671,6 +672,7 @@ fn the_tcp_listener_requires_the_token() {
 #[test]
 fn another_users_connection_is_refused() {
     // Needs root to run the daemon as another uid; skipped (and said so) otherwise.
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
     if unsafe { libc::geteuid() } != 0 {
         eprintln!("skipped: needs root to start the daemon as another user");
         return;
@@ -711,7 +713,8 @@ fn another_users_connection_is_refused() {
     struct Reap(u32);
     impl Drop for Reap {
         fn drop(&mut self) {
-            unsafe { libc::kill(self.0 as i32, libc::SIGKILL) };
+            // SAFETY: kill(2) on the daemon this test started; touches no memory.
+            unsafe { libc::kill(self.0.cast_signed(), libc::SIGKILL) };
         }
     }
     let _reap = Reap(child.id());
@@ -728,8 +731,9 @@ fn another_users_connection_is_refused() {
     let r = try_request(&socket, "GET", "/api/health", None, &[]).unwrap();
     assert_eq!(r.status, 403, "{}", r.body);
     assert!(r.body.contains("only the user who runs it"));
+    // SAFETY: kill(2) on the daemon this test started; touches no memory.
     unsafe {
-        libc::kill(child.id() as i32, libc::SIGTERM);
+        libc::kill(child.id().cast_signed(), libc::SIGTERM);
     }
     assert!(child.wait().unwrap().success());
 }

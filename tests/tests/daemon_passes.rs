@@ -2,6 +2,7 @@
 //! written in log mode is consolidated after a short `LOCALM_MEMORY_AUTO_INTERVAL` and not twice
 //! within one interval; privacy mode never runs one; SIGTERM mid-pass exits cleanly with the store
 //! intact; a pass whose process dies (killed, or a truncated GGUF) fails alone.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
 use std::time::{Duration, Instant};
@@ -175,6 +176,7 @@ fn sigterm_during_a_pass_exits_cleanly_with_the_store_intact() {
     assert!(!d.socket.exists());
     // The pass process is gone too, and the store is exactly as it was.
     assert!(
+        // SAFETY: kill(2) with signal 0 only checks that the pid exists.
         unsafe { libc::kill(child, 0) } != 0,
         "the pass process still runs"
     );
@@ -192,6 +194,7 @@ fn a_pass_process_killed_mid_pass_fails_alone() {
     let d = env.daemon(&[]);
     let (call, child) = pass_in_flight(&d);
     std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill(2) on the pass child this test found; touches no memory.
     unsafe { libc::kill(child, libc::SIGKILL) };
     assert_eq!(call.join().unwrap(), Some(500));
     assert!(d.log().contains("killed by signal 9"), "{}", d.log());

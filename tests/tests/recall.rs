@@ -1,5 +1,6 @@
 //! `localm memory recall`, `backfill` and `setup-embeddings` with the real all-MiniLM-L6-v2:
 //! paraphrases recalled, off-topic turns empty, and each degrade reason from its real cause.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
 use std::path::Path;

@@ -106,10 +106,13 @@ impl Children {
 
     /// Ask the running child to stop: it abandons the model work before writing anything.
     pub fn terminate(&self) {
-        if let Some(pid) = self.running_pid() {
+        if let Some(pid) = self
+            .running_pid()
+            .and_then(|p| libc::pid_t::try_from(p).ok())
+        {
             // SAFETY: kill(2) with a pid we spawned and still track; no memory is touched.
             unsafe {
-                libc::kill(pid as libc::pid_t, libc::SIGTERM);
+                libc::kill(pid, libc::SIGTERM);
             }
         }
     }
