@@ -222,7 +222,7 @@ pub fn model(ctx: &Context, from: Option<&Path>) -> anyhow::Result<()> {
             }
         }
     }
-    if let Err(e) = crate::models::generator::Llama::load(&staged, None) {
+    if let Err(e) = crate::models::llama::Llama::load(&staged, None) {
         let _ = fs::remove_file(&staged);
         bail!("the model does not load: {e}");
     }
