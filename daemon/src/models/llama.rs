@@ -160,8 +160,8 @@ fn default_threads() -> usize {
 /// The one GGUF check, run before llama.cpp ever sees a file: a regular file that starts with the
 /// `GGUF` magic, at a UTF-8 path, whose header and metadata llama.cpp can parse (tensor data is
 /// not read: a file truncated inside it passes, and [`Llama::load`] rejects it). The error is the
-/// reason, in a few words.
-fn check_gguf(path: &Path) -> Result<(), String> {
+/// reason, in a few words. [`Llama::load`] and `localm setup-model --from` both run it.
+pub fn check_gguf(path: &Path) -> Result<(), String> {
     use std::io::Read;
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_file() {
