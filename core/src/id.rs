@@ -26,6 +26,8 @@ pub fn new_id(text: &str, now: DateTime<Utc>, taken: &HashSet<&str>) -> String {
 }
 
 /// 64-bit FNV-1a: small, dependency-free and stable across Rust versions (unlike `DefaultHasher`).
+/// The one FNV in the workspace, with [`fnv1a32`] for the 32-bit width. Values reach disk (ids,
+/// the vector sidecar's text hashes), so neither may ever change: the tests pin known vectors.
 pub struct Fnv(u64);
 
 impl Fnv {
@@ -47,6 +49,17 @@ impl Default for Fnv {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// 32-bit FNV-1a of `bytes`. The embedder's id carries it (a hash of the model's config.json), and
+/// that id is stored with every vector in the sidecar.
+pub fn fnv1a32(bytes: &[u8]) -> u32 {
+    let mut hash: u32 = 0x811c_9dc5;
+    for &b in bytes {
+        hash ^= u32::from(b);
+        hash = hash.wrapping_mul(0x0100_0193);
+    }
+    hash
 }
 
 /// How an id or prefix typed by the user resolved.
@@ -113,6 +126,21 @@ mod tests {
             new_id("Prefers tea", t(), &HashSet::new()),
             "deterministic"
         );
+    }
+
+    #[test]
+    fn fnv_is_stable() {
+        let fnv64 = |bytes: &[u8]| {
+            let mut h = Fnv::new();
+            h.write(bytes);
+            h.finish()
+        };
+        assert_eq!(fnv64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv64(b"foobar"), 0x8594_4171_f739_67e8);
+        assert_eq!(fnv1a32(b""), 0x811c_9dc5);
+        assert_eq!(fnv1a32(b"a"), 0xe40c_292c);
+        assert_eq!(fnv1a32(b"foobar"), 0xbf9c_f968);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use chrono::Utc;
-use localm::models::generator::Llama;
+use localm::models::llama::Llama;
 use localm_core::consolidate::{self, Pass, grammar, prompt};
 use localm_core::engine::{Generator, Message};
 use localm_core::settings::Mode;

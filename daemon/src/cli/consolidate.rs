@@ -15,7 +15,7 @@ use super::output::{self, print};
 use crate::backfill;
 use crate::exit::{Code, coded};
 use crate::models::llama::CANCEL;
-use crate::models::{self, generator::Llama};
+use crate::models::{self, llama::Llama};
 
 pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
     // SIGTERM (the daemon stopping, or a user) abandons the model work at the next prompt chunk

@@ -200,12 +200,8 @@ pub fn model(ctx: &Context, from: Option<&Path>) -> anyhow::Result<()> {
     let staged = dir.join(format!(".{name}.partial"));
     match from {
         Some(src) => {
-            let mut magic = [0u8; 4];
-            fs::File::open(src)
-                .and_then(|mut f| f.read_exact(&mut magic))
-                .with_context(|| format!("cannot read {}", src.display()))?;
-            if &magic != b"GGUF" {
-                bail!("{} is not a GGUF model file", src.display());
+            if let Err(reason) = models::llama::check_gguf(src) {
+                bail!("cannot install {}: {reason}", src.display());
             }
             fs::copy(src, &staged).with_context(|| format!("while copying {}", src.display()))?;
         }
@@ -222,7 +218,7 @@ pub fn model(ctx: &Context, from: Option<&Path>) -> anyhow::Result<()> {
             }
         }
     }
-    if let Err(e) = models::generator::Llama::load(&staged, None) {
+    if let Err(e) = models::llama::Llama::load(&staged, None) {
         let _ = fs::remove_file(&staged);
         bail!("the model does not load: {e}");
     }

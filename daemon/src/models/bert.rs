@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use candle_core::{D, DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
+use localm_core::id::fnv1a32;
 use tokenizers::{
     PaddingDirection, PaddingParams, PaddingStrategy, Tokenizer, TruncationDirection,
     TruncationParams, TruncationStrategy,
@@ -112,16 +113,6 @@ fn read_file(path: &Path) -> Result<Vec<u8>, BertError> {
         path: path.to_path_buf(),
         source,
     })
-}
-
-/// 32-bit FNV-1a: a hash that stays the same across Rust versions and platforms.
-fn fnv1a32(bytes: &[u8]) -> u32 {
-    let mut hash: u32 = 0x811c_9dc5;
-    for &b in bytes {
-        hash ^= u32::from(b);
-        hash = hash.wrapping_mul(0x0100_0193);
-    }
-    hash
 }
 
 fn inspect_dir(dir: &Path) -> Result<DirInfo, BertError> {
@@ -398,12 +389,6 @@ impl BertEmbedder {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fnv_is_stable() {
-        assert_eq!(fnv1a32(b""), 0x811c_9dc5);
-        assert_eq!(fnv1a32(b"a"), 0xe40c_292c);
-    }
 
     #[test]
     fn embedder_is_send_and_sync() {

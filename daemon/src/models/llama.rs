@@ -1,7 +1,8 @@
-//! Text generation on llama.cpp (llama-cpp-2): load a GGUF, apply its chat template, sample under a GBNF grammar.
+//! core's `Generator` on llama.cpp (llama-cpp-2): load a GGUF, apply its chat template, sample
+//! greedily under a GBNF grammar, bounded in tokens and time; and the one GGUF file check.
 //!
 //! llama.cpp is compiled into the binary (CPU only). Its own logging is switched off by default;
-//! set `LOCALM_LLAMA_LOG=1` before the first [`LlamaGenerator::load`] to forward it to `tracing`
+//! set `LOCALM_LLAMA_LOG=1` before the first [`Llama::load`] to forward it to `tracing`
 //! (targets `llama.cpp` / `ggml`) instead.
 //!
 //! Sampling is greedy (deterministic). Without a grammar, [`LlamaSampler::sample`] on a greedy
@@ -14,7 +15,7 @@
 //! run generation in a child process if that matters.
 
 use std::num::NonZeroU32;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, OnceLock};
 use std::time::{Duration, Instant};
@@ -31,33 +32,17 @@ use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::{LogOptions, send_logs_to_tracing};
+use localm_core::engine::{EngineError, Generation, Generator, Message};
 
-/// GBNF for the consolidation pass: `{"facts": [...]}` with at most 12 facts, fixed key order,
-/// fact text bounded to 200 characters.
-pub const CANDIDATES_GBNF: &str = r#"root ::= "{" ws "\"facts\"" ws ":" ws "[" ws facts? ws "]" ws "}"
-facts ::= fact (ws "," ws fact){0,11}
-fact ::= "{" ws "\"op\"" ws ":" ws op ws "," ws "\"text\"" ws ":" ws text ws "," ws "\"target\"" ws ":" ws target ws "," ws "\"kind\"" ws ":" ws kind ws "," ws "\"confidence\"" ws ":" ws confidence ws "}"
-op ::= "\"ADD\"" | "\"UPDATE\"" | "\"DELETE\"" | "\"NO_OP\""
-kind ::= "\"semantic\"" | "\"episodic\""
-text ::= "\"" char{0,200} "\""
-target ::= "\"" [A-Za-z0-9_.:-]{0,64} "\""
-confidence ::= "0" ("." [0-9]{1,3})? | "1" ("." "0"{1,3})?
-char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\/]
-ws ::= [ ]?
-"#;
+/// Context size of a [`Generator`] call: a pass's prompt is about 8,000 characters of log plus a
+/// worked example.
+const N_CTX: u32 = 4096;
+/// Wall-clock bound on one [`Generator`] call.
+const DEADLINE: Duration = Duration::from_secs(120);
 
-/// GBNF for an episodic summary: `{"summary": "<one line, at most 300 characters>"}`.
-pub const SUMMARY_GBNF: &str = r#"root ::= "{" ws "\"summary\"" ws ":" ws "\"" char{1,300} "\"" ws "}"
-char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\/]
-ws ::= [ ]?
-"#;
-
-/// Errors from loading or generating. Messages are one line.
+/// Errors from generating. Messages are one line.
 #[derive(Debug, thiserror::Error)]
 pub enum LlamaError {
-    /// The GGUF could not be loaded.
-    #[error("cannot load model {0}: {1}")]
-    Load(PathBuf, String),
     /// The chat template could not be applied or the prompt could not be tokenized.
     #[error("chat template: {0}")]
     Template(String),
@@ -87,48 +72,17 @@ fn cancelled() -> Result<(), LlamaError> {
     }
 }
 
-/// One chat message; `role` is "system", "user" or "assistant".
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChatMessage {
-    pub role: String,
-    pub content: String,
-}
-
-impl ChatMessage {
-    /// Convenience constructor.
-    pub fn new(role: impl Into<String>, content: impl Into<String>) -> Self {
-        Self {
-            role: role.into(),
-            content: content.into(),
-        }
-    }
-}
-
 /// Parameters of one generation.
-#[derive(Debug, Clone)]
-pub struct GenParams {
+#[derive(Debug, Clone, Copy)]
+pub struct GenParams<'a> {
     /// Maximum number of generated tokens.
     pub max_tokens: usize,
     /// Optional GBNF grammar (root rule `root`).
-    pub grammar: Option<String>,
+    pub grammar: Option<&'a str>,
     /// Wall-clock budget for the whole call, measured from its start.
     pub deadline: Duration,
     /// Context size (prompt + generation) in tokens.
     pub n_ctx: u32,
-    /// Seed; unused by greedy sampling, kept for API stability.
-    pub seed: u32,
-}
-
-impl Default for GenParams {
-    fn default() -> Self {
-        Self {
-            max_tokens: 256,
-            grammar: None,
-            deadline: Duration::from_secs(60),
-            n_ctx: 4096,
-            seed: 0,
-        }
-    }
 }
 
 /// Why generation stopped.
@@ -138,32 +92,21 @@ pub enum StopReason {
     Eos,
     /// `max_tokens` (or the end of the context) was reached.
     MaxTokens,
-    /// The deadline passed; `text` holds what was generated so far.
+    /// The deadline passed; the text holds what was generated so far.
     Deadline,
 }
 
-/// Result of one generation.
-#[derive(Debug, Clone)]
-pub struct GenOutput {
-    pub text: String,
-    pub prompt_tokens: usize,
-    pub gen_tokens: usize,
-    pub prompt_ms: f64,
-    pub gen_ms: f64,
-    pub stopped: StopReason,
-}
-
 /// A loaded GGUF model, ready to generate.
-pub struct LlamaGenerator {
+pub struct Llama {
     backend: &'static LlamaBackend,
     model: LlamaModel,
     n_threads: usize,
     name: String,
 }
 
-impl std::fmt::Debug for LlamaGenerator {
+impl std::fmt::Debug for Llama {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LlamaGenerator")
+        f.debug_struct("Llama")
             .field("name", &self.name)
             .field("n_threads", &self.n_threads)
             .finish_non_exhaustive()
@@ -214,7 +157,11 @@ fn default_threads() -> usize {
     }
 }
 
-fn check_gguf_file(path: &Path) -> Result<(), String> {
+/// The one GGUF check, run before llama.cpp ever sees a file: a regular file that starts with the
+/// `GGUF` magic, at a UTF-8 path, whose header and metadata llama.cpp can parse (tensor data is
+/// not read: a file truncated inside it passes, and [`Llama::load`] rejects it). The error is the
+/// reason, in a few words. [`Llama::load`] and `localm setup-model --from` both run it.
+pub fn check_gguf(path: &Path) -> Result<(), String> {
     use std::io::Read;
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_file() {
@@ -236,11 +183,13 @@ fn check_gguf_file(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-impl LlamaGenerator {
-    /// n_threads None → number of physical cores (use std::thread::available_parallelism as a fallback).
-    pub fn load(path: &Path, n_threads: Option<usize>) -> Result<Self, LlamaError> {
-        let load_err = |reason: String| LlamaError::Load(path.to_path_buf(), reason);
-        check_gguf_file(path).map_err(load_err)?;
+impl Llama {
+    /// Loads the GGUF at `path` (checked with [`check_gguf`] first). `n_threads` None → the
+    /// number of physical cores.
+    pub fn load(path: &Path, n_threads: Option<usize>) -> Result<Self, EngineError> {
+        let load_err =
+            |reason: String| EngineError(format!("cannot load model {}: {reason}", path.display()));
+        check_gguf(path).map_err(load_err)?;
         let backend = backend().map_err(load_err)?;
         let params = LlamaModelParams::default().with_n_gpu_layers(0);
         let model = LlamaModel::load_from_file(backend, path, &params).map_err(|e| {
@@ -261,25 +210,12 @@ impl LlamaGenerator {
     }
 
     /// The model's file stem.
-    pub fn model_name(&self) -> String {
-        self.name.clone()
-    }
-
-    /// Number of threads used for prompt processing and generation.
-    pub fn n_threads(&self) -> usize {
-        self.n_threads
-    }
-
-    /// Number of tokens `text` tokenizes to (no special tokens added).
-    pub fn count_tokens(&self, text: &str) -> usize {
-        self.model
-            .vocab()
-            .tokenize(text.as_bytes(), false, false)
-            .len()
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// Renders the messages with the model's chat template (fallback: chatml), with the assistant prompt.
-    pub fn render_prompt(&self, messages: &[ChatMessage]) -> Result<String, LlamaError> {
+    fn render_prompt(&self, messages: &[Message]) -> Result<String, LlamaError> {
         let chat = messages
             .iter()
             .map(|m| LlamaChatMessage::new(m.role.clone(), m.content.clone()))
@@ -301,11 +237,11 @@ impl LlamaGenerator {
     /// Applies the model's own chat template (from GGUF metadata; fallback chatml) to the messages, adds the assistant prompt,
     /// tokenizes, decodes the prompt in batches, then samples greedily (temperature 0 / greedy sampler, deterministic) under the grammar
     /// if given, until EOS/EOG, max_tokens or the deadline. Each call builds a fresh context (no state leaks between calls).
-    pub fn generate(
+    pub fn generate_with(
         &self,
-        messages: &[ChatMessage],
-        params: &GenParams,
-    ) -> Result<GenOutput, LlamaError> {
+        messages: &[Message],
+        params: &GenParams<'_>,
+    ) -> Result<(Generation, StopReason), LlamaError> {
         let start = Instant::now();
         let deadline = start + params.deadline;
         let vocab = self.model.vocab();
@@ -325,7 +261,7 @@ impl LlamaGenerator {
         let max_tokens = params.max_tokens.min(n_ctx as usize - n_prompt);
 
         // Build the sampler before the context so that a bad grammar fails fast.
-        let mut sampler = TokenSampler::new(&self.model, params.grammar.as_deref())?;
+        let mut sampler = TokenSampler::new(&self.model, params.grammar)?;
 
         let n_batch = n_ctx.min(512);
         let threads = i32::try_from(self.n_threads).unwrap_or(i32::MAX);
@@ -390,14 +326,34 @@ impl LlamaGenerator {
         }
         let gen_ms = gen_start.elapsed().as_secs_f64() * 1e3;
 
-        Ok(GenOutput {
+        let generation = Generation {
             text: String::from_utf8_lossy(&bytes).into_owned(),
             prompt_tokens: n_prompt,
             gen_tokens: n_gen,
             prompt_ms,
             gen_ms,
-            stopped,
-        })
+        };
+        Ok((generation, stopped))
+    }
+}
+
+impl Generator for Llama {
+    /// [`Llama::generate_with`] the grammar, a [`N_CTX`]-token context and a [`DEADLINE`].
+    fn generate(
+        &mut self,
+        messages: &[Message],
+        grammar: &str,
+        max_tokens: usize,
+    ) -> Result<Generation, EngineError> {
+        let params = GenParams {
+            max_tokens,
+            grammar: Some(grammar),
+            deadline: DEADLINE,
+            n_ctx: N_CTX,
+        };
+        self.generate_with(messages, &params)
+            .map(|(generation, _)| generation)
+            .map_err(|e| EngineError(e.to_string()))
     }
 }
 
@@ -476,85 +432,121 @@ fn decode(ctx: &mut LlamaContext<'_>, batch: &mut LlamaBatch<'_>) -> Result<(), 
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write as _;
+    use std::path::PathBuf;
+
+    use localm_core::consolidate::grammar;
+
     use super::*;
 
+    /// The test GGUF, resolved as tests/src/lib.rs does: `$LOCALM_TEST_LLM_MODEL`, else
+    /// `test-models/` in the workspace. Missing: a failure when `LOCALM_REQUIRE_MODELS` is set,
+    /// else `None` and a "skipped" line written straight to stderr (not captured by the harness).
     fn model_path() -> Option<PathBuf> {
-        match std::env::var("LOCALM_TEST_LLM_MODEL") {
-            Ok(p) if !p.is_empty() => Some(PathBuf::from(p)),
-            _ => {
-                eprintln!("skipping: LOCALM_TEST_LLM_MODEL is not set");
-                None
-            }
+        let path = std::env::var_os("LOCALM_TEST_LLM_MODEL")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../test-models/SmolLM2-135M-Instruct.Q4_1.gguf")
+            });
+        if path.is_file() {
+            return Some(path);
+        }
+        assert!(
+            std::env::var_os("LOCALM_REQUIRE_MODELS").is_none(),
+            "{} is missing and LOCALM_REQUIRE_MODELS is set: run scripts/fetch-test-models \
+             and set LOCALM_TEST_LLM_MODEL",
+            path.display()
+        );
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: {}: {} not found (set LOCALM_TEST_LLM_MODEL or run scripts/fetch-test-models)",
+            std::thread::current().name().unwrap_or("a model test"),
+            path.display()
+        );
+        None
+    }
+
+    fn msg(role: &str, content: &str) -> Message {
+        Message {
+            role: role.into(),
+            content: content.into(),
         }
     }
 
-    fn params(grammar: Option<&str>, max_tokens: usize) -> GenParams {
+    fn params(grammar: Option<&str>, max_tokens: usize) -> GenParams<'_> {
         GenParams {
             max_tokens,
-            grammar: grammar.map(str::to_string),
+            grammar,
             deadline: Duration::from_secs(120),
             n_ctx: 2048,
-            seed: 0,
         }
     }
 
     #[test]
     fn missing_and_garbage_files_are_errors() {
-        let err = LlamaGenerator::load(Path::new("/nonexistent/model.gguf"), Some(1));
-        assert!(matches!(err, Err(LlamaError::Load(..))));
-        let dir = std::env::temp_dir().join(format!("llama-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("tmp dir");
-        let junk = dir.join("junk.gguf");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let missing = dir.path().join("missing.gguf");
+        let junk = dir.path().join("junk.gguf");
         std::fs::write(&junk, b"this is not a gguf file at all").expect("write");
-        let err = LlamaGenerator::load(&junk, Some(1));
-        assert!(matches!(err, Err(LlamaError::Load(..))), "{err:?}");
-        let header_only = dir.join("header.gguf");
+        let header_only = dir.path().join("header.gguf");
         std::fs::write(&header_only, b"GGUF\x03\x00\x00\x00").expect("write");
-        let err = LlamaGenerator::load(&header_only, Some(1));
-        assert!(matches!(err, Err(LlamaError::Load(..))), "{err:?}");
-        let _ = std::fs::remove_dir_all(&dir);
+        for (path, reason) in [
+            (missing.as_path(), "No such file"),
+            (dir.path(), "not a regular file"),
+            (junk.as_path(), "not a GGUF file (bad magic)"),
+            (header_only.as_path(), "corrupt GGUF header or metadata"),
+        ] {
+            let err = check_gguf(path).expect_err("check_gguf");
+            assert!(err.contains(reason), "{}: {err}", path.display());
+            let err = Llama::load(path, Some(1)).expect_err("load").0;
+            assert!(
+                err.starts_with(&format!("cannot load model {}: ", path.display())),
+                "{err}"
+            );
+            assert!(err.contains(reason), "{err}");
+        }
     }
 
     #[test]
     fn truncated_model_is_an_error() {
         let Some(path) = model_path() else { return };
         let data = std::fs::read(&path).expect("read model");
-        let dir = std::env::temp_dir().join(format!("llama-trunc-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("tmp dir");
+        let dir = tempfile::tempdir().expect("temp dir");
         for frac in [2usize, 10, 100] {
-            let cut = dir.join(format!("cut{frac}.gguf"));
+            let cut = dir.path().join(format!("cut{frac}.gguf"));
             std::fs::write(&cut, &data[..data.len() * (frac - 1) / frac]).expect("write");
-            let res = LlamaGenerator::load(&cut, Some(1));
+            let res = Llama::load(&cut, Some(1));
             eprintln!(
                 "truncated to {}/{}: {:?}",
                 frac - 1,
                 frac,
                 res.as_ref().err()
             );
-            assert!(matches!(res, Err(LlamaError::Load(..))));
+            assert!(res.is_err());
         }
-        let cut = dir.join("cut-header.gguf");
+        let cut = dir.path().join("cut-header.gguf");
         std::fs::write(&cut, &data[..4096]).expect("write");
-        let res = LlamaGenerator::load(&cut, Some(1));
+        let res = Llama::load(&cut, Some(1));
         eprintln!("truncated to 4 KiB: {:?}", res.as_ref().err());
-        assert!(matches!(res, Err(LlamaError::Load(..))));
-        let _ = std::fs::remove_dir_all(&dir);
+        assert!(res.is_err());
     }
 
     #[test]
     fn two_generators_and_deterministic_output() {
         let Some(path) = model_path() else { return };
-        let a = LlamaGenerator::load(&path, Some(2)).expect("load a");
-        let b = LlamaGenerator::load(&path, None).expect("load b");
-        assert_eq!(a.model_name(), "SmolLM2-135M-Instruct.Q4_1");
+        check_gguf(&path).expect("the test model passes the GGUF check");
+        let a = Llama::load(&path, Some(2)).expect("load a");
+        let b = Llama::load(&path, None).expect("load b");
+        assert_eq!(a.name(), "SmolLM2-135M-Instruct.Q4_1");
         let msgs = [
-            ChatMessage::new("system", "You are a helpful assistant."),
-            ChatMessage::new("user", "What is the capital of France?"),
+            msg("system", "You are a helpful assistant."),
+            msg("user", "What is the capital of France?"),
         ];
         let p = params(None, 24);
-        let oa = a.generate(&msgs, &p).expect("gen a");
-        let ob = b.generate(&msgs, &p).expect("gen b");
-        let oa2 = a.generate(&msgs, &p).expect("gen a again");
+        let (oa, _) = a.generate_with(&msgs, &p).expect("gen a");
+        let (ob, _) = b.generate_with(&msgs, &p).expect("gen b");
+        let (oa2, _) = a.generate_with(&msgs, &p).expect("gen a again");
         eprintln!("{oa:?}");
         assert!(!oa.text.is_empty());
         assert_eq!(oa.text, ob.text);
@@ -562,48 +554,58 @@ mod tests {
         assert!(oa.prompt_tokens > 5);
     }
 
+    /// The grammars consolidation really runs (core's), through the `Generator` trait as a pass
+    /// calls it, and directly to see why generation stopped.
     #[test]
     fn grammars_parse_and_constrain() {
         let Some(path) = model_path() else { return };
-        let g = LlamaGenerator::load(&path, Some(2)).expect("load");
+        let mut g = Llama::load(&path, Some(2)).expect("load");
         let msgs = [
-            ChatMessage::new("system", "Summarise the conversation in one line as JSON."),
-            ChatMessage::new("user", "I spent the afternoon debugging a Kafka consumer."),
+            msg("system", "Summarise the conversation in one line as JSON."),
+            msg("user", "I spent the afternoon debugging a Kafka consumer."),
         ];
-        let out = g
-            .generate(&msgs, &params(Some(SUMMARY_GBNF), 128))
-            .expect("summary");
+        let out = Generator::generate(&mut g, &msgs, &grammar::summary(), 128).expect("summary");
         eprintln!("{out:?}");
         let v: serde_json::Value = serde_json::from_str(&out.text).expect("summary json");
         assert!(v["summary"].is_string());
-        let out = g
-            .generate(&msgs, &params(Some(CANDIDATES_GBNF), 256))
+        let candidates = grammar::candidates();
+        let (out, stopped) = g
+            .generate_with(&msgs, &params(Some(&candidates), 256))
             .expect("candidates");
-        eprintln!("{out:?}");
-        if out.stopped == StopReason::Eos {
+        eprintln!("{out:?} {stopped:?}");
+        if stopped == StopReason::Eos {
             let v: serde_json::Value = serde_json::from_str(&out.text).expect("facts json");
             assert!(v["facts"].is_array());
+        }
+        let decision = grammar::decision(&["abc12345".into()]);
+        let (out, stopped) = g
+            .generate_with(&msgs, &params(Some(&decision), 128))
+            .expect("decision");
+        eprintln!("{out:?} {stopped:?}");
+        if stopped == StopReason::Eos {
+            let v: serde_json::Value = serde_json::from_str(&out.text).expect("decision json");
+            assert!(["", "abc12345"].contains(&v["target"].as_str().unwrap_or("?")));
         }
     }
 
     #[test]
     fn bad_grammar_and_deadline() {
         let Some(path) = model_path() else { return };
-        let g = LlamaGenerator::load(&path, Some(2)).expect("load");
-        let msgs = [ChatMessage::new("user", "Count from one to one hundred.")];
-        let err = g.generate(&msgs, &params(Some("root ::= ( unclosed"), 8));
+        let g = Llama::load(&path, Some(2)).expect("load");
+        let msgs = [msg("user", "Count from one to one hundred.")];
+        let err = g.generate_with(&msgs, &params(Some("root ::= ( unclosed"), 8));
         assert!(matches!(err, Err(LlamaError::Grammar(_))), "{err:?}");
-        let err = g.generate(&msgs, &params(Some("nonroot ::= \"a\""), 8));
+        let err = g.generate_with(&msgs, &params(Some("nonroot ::= \"a\""), 8));
         assert!(matches!(err, Err(LlamaError::Grammar(_))), "{err:?}");
         let mut p = params(None, 10_000);
         p.deadline = Duration::from_millis(300);
-        match g.generate(&msgs, &p) {
-            Ok(out) => assert_eq!(out.stopped, StopReason::Deadline),
+        match g.generate_with(&msgs, &p) {
+            Ok((_, stopped)) => assert_eq!(stopped, StopReason::Deadline),
             Err(e) => assert!(matches!(e, LlamaError::Timeout), "{e:?}"),
         }
         let mut p = params(None, 8);
         p.n_ctx = 16;
-        let err = g.generate(&msgs, &p);
+        let err = g.generate_with(&msgs, &p);
         assert!(matches!(err, Err(LlamaError::Decode(_))), "{err:?}");
     }
 }

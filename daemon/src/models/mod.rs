@@ -2,7 +2,6 @@
 
 pub mod bert;
 pub mod embedder;
-pub mod generator;
 pub mod llama;
 
 use std::path::{Path, PathBuf};
