@@ -807,3 +807,72 @@ fn the_backfill_sweep_embeds_facts_in_the_background() {
     );
     assert!(r.json()["degrade"].is_null(), "{}", r.body);
 }
+
+#[test]
+fn socket_paths_that_are_not_ours_are_refused_and_left_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = log_env();
+    // A regular file at the socket path is never removed.
+    let file = env.data_dir().join("not-a-socket");
+    fs::write(&file, "keep me").unwrap();
+    let out = env
+        .cmd(&["daemon", "--socket", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is not a socket"), "{err}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), "keep me");
+    // A folder others can use is refused, and its mode is not changed.
+    let shared = env.data_dir().join("shared");
+    fs::create_dir(&shared).unwrap();
+    fs::set_permissions(&shared, fs::Permissions::from_mode(0o755)).unwrap();
+    let out = env
+        .cmd(&["daemon", "--socket", shared.join("s.sock").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("only you can use"), "{err}");
+    let mode = fs::metadata(&shared).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o755, "the folder was chmodded");
+    assert!(!shared.join("s.sock").exists());
+}
+
+#[test]
+fn status_observes_without_taking_the_daemon_lock() {
+    let env = log_env();
+    // Status polls as fast as it can while daemons start and stop: no start may fail.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let poller = {
+        let stop = std::sync::Arc::clone(&stop);
+        let dir = env.data_dir().to_path_buf();
+        std::thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                let ok = std::process::Command::new(localm_tests::bin())
+                    .args(["status", "--json"])
+                    .env("LOCALM_DATA_DIR", &dir)
+                    .output()
+                    .unwrap()
+                    .status
+                    .success();
+                assert!(ok);
+                n += 1;
+            }
+            n
+        })
+    };
+    for _ in 0..8 {
+        let mut d = env.daemon(&[]);
+        let s = env.run(&["status", "--json"]).stdout();
+        let v: Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(v["daemon"]["pid"], d.pid(), "{s}");
+        assert!(d.stop().success());
+    }
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert!(poller.join().unwrap() > 0);
+    // And status wrote nothing into the lock file.
+    let lock = fs::read_to_string(env.data_dir().join("daemon.lock")).unwrap_or_default();
+    assert!(!lock.contains("localm status"), "{lock}");
+}

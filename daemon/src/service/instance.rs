@@ -65,26 +65,17 @@ impl Drop for Instance {
     }
 }
 
-/// The daemon serving `data_dir`, if one runs (its lock is held).
+/// The daemon serving `data_dir`, if one runs: its `daemon.json` names a live process whose
+/// socket answers. Observes only: it takes no lock and writes nothing, so it can never make a
+/// daemon's start fail (a status loop beside starting daemons once did, by holding the lock).
 pub fn running(data_dir: &Path) -> Option<Info> {
-    let lock = data_dir.join(LOCK_FILE);
-    if !lock.exists() {
-        return None;
-    }
-    match StoreLock::acquire(&lock, "localm status", Duration::ZERO) {
-        Ok(_free) => None,
-        Err(LockError::Busy { holder }) => {
-            let info = std::fs::read(data_dir.join(INFO_FILE))
-                .ok()
-                .and_then(|b| serde_json::from_slice::<Info>(&b).ok());
-            Some(info.unwrap_or(Info {
-                pid: holder.pid.unwrap_or(0),
-                socket: PathBuf::new(),
-                tcp: None,
-                started_at: Utc::now(),
-                version: String::new(),
-            }))
-        }
-        Err(_) => None,
-    }
+    let bytes = std::fs::read(data_dir.join(INFO_FILE)).ok()?;
+    let info: Info = serde_json::from_slice(&bytes).ok()?;
+    let pid = libc::pid_t::try_from(info.pid).ok()?;
+    // SAFETY: kill(2) with signal 0 only asks whether the process exists; it touches no memory.
+    let alive = unsafe { libc::kill(pid, 0) } == 0
+        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    // A daemon killed outright leaves its daemon.json behind, and its pid may be reused: the
+    // socket answering is what shows it serves.
+    (alive && std::os::unix::net::UnixStream::connect(&info.socket).is_ok()).then_some(info)
 }

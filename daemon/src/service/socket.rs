@@ -18,25 +18,53 @@ pub fn default_path(data_dir: &Path) -> PathBuf {
     }
 }
 
-/// Bind `path` for this user only. A socket file left by a daemon that died is replaced; one
-/// that still answers is another daemon's, and is left alone.
+/// Bind `path` for this user only. The folder is created private (0700) when it does not exist;
+/// an existing folder is used only if it is ours and private already (it is never chmodded:
+/// `--socket /tmp/x.sock` must not open up or lock down /tmp). A socket file left by a daemon
+/// that died is replaced; one that still answers is another daemon's, and anything that is not a
+/// socket is never removed.
 pub fn bind(path: &Path) -> anyhow::Result<UnixListener> {
+    use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt};
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .context("the socket path has no folder")?;
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-        .with_context(|| format!("cannot make {} private", dir.display()))?;
-    if path.exists() {
-        if std::os::unix::net::UnixStream::connect(path).is_ok() {
-            bail!(
-                "{} is in use by another running daemon; pass --socket to use another path",
-                path.display()
-            );
+    match std::fs::symlink_metadata(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?,
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
+        Ok(m) => {
+            // SAFETY: geteuid(2) cannot fail and touches no memory.
+            let me = unsafe { libc::geteuid() };
+            if !m.is_dir() || m.uid() != me || m.mode() & 0o077 != 0 {
+                bail!(
+                    "the socket folder {} must be a folder of yours that only you can use \
+                     (mode 0700); pass --socket in such a folder",
+                    dir.display()
+                );
+            }
         }
-        std::fs::remove_file(path)
-            .with_context(|| format!("cannot remove the stale socket {}", path.display()))?;
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_socket() => {
+            if std::os::unix::net::UnixStream::connect(path).is_ok() {
+                bail!(
+                    "{} is in use by another running daemon; pass --socket to use another path",
+                    path.display()
+                );
+            }
+            std::fs::remove_file(path)
+                .with_context(|| format!("cannot remove the stale socket {}", path.display()))?;
+        }
+        Ok(_) => bail!(
+            "{} exists and is not a socket; refusing to replace it (pass another --socket)",
+            path.display()
+        ),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     }
     // SAFETY: umask(2) only changes this process's file-creation mask; restored right after.
     let old = unsafe { libc::umask(0o177) };
