@@ -1,6 +1,8 @@
 //! Today's code against fixtures of the on-disk formats (`tests/fixtures/v1`): every file still
 //! parses to the values it held, and a file the code rewrites comes back byte for byte when
 //! nothing changed. A format change that would break users' existing files fails here.
+// clippy.toml allows unwrap in #[test] functions only; the helpers here are test code too.
+#![allow(clippy::unwrap_used)]
 
 use std::fs;
 use std::path::{Path, PathBuf};
