@@ -282,7 +282,7 @@ pub fn update<T>(
     holder: &str,
     f: impl FnOnce(&mut JobsFile) -> Result<T, JobError>,
 ) -> Result<T, JobError> {
-    std::fs::create_dir_all(data_dir).map_err(io_err("create", data_dir))?;
+    crate::fsutil::create_private_dir(data_dir).map_err(io_err("create", data_dir))?;
     let _lock = StoreLock::acquire(&data_dir.join(LOCK_FILE), holder, DEFAULT_WAIT)?;
     let before = load(data_dir)?;
     let mut jobs = before.clone();

@@ -7,6 +7,7 @@
 pub mod backfill;
 pub mod consolidate;
 pub mod engine;
+pub mod fsutil;
 pub mod id;
 pub mod jobs;
 pub mod legacy;

@@ -418,9 +418,10 @@ pub fn clear(ctx: &Ctx) -> Result<ClearReport, ManageError> {
     Ok(ctx.store.clear()?)
 }
 
-/// A line `normalize_fact` would find empty: only white space and control characters.
+/// A line `normalize_fact` would find empty: only white space, control and invisible characters.
 fn is_blank(line: &str) -> bool {
-    line.chars().all(|c| c.is_whitespace() || c.is_control())
+    line.chars()
+        .all(|c| c.is_whitespace() || c.is_control() || crate::text::is_invisible(c))
 }
 
 fn refuse_in_privacy(ctx: &Ctx, what: &'static str) -> Result<(), ManageError> {

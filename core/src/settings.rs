@@ -152,9 +152,10 @@ impl Settings {
 }
 
 impl Settings {
-    /// Write `<data dir>/settings.json` atomically (0600), keeping unknown keys.
+    /// Write `<data dir>/settings.json` atomically (0600), keeping unknown keys. A missing data
+    /// dir is created 0700.
     pub fn save(&self, data_dir: &Path) -> std::io::Result<()> {
-        std::fs::create_dir_all(data_dir)?;
+        crate::fsutil::create_private_dir(data_dir)?;
         let mut bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
         bytes.push(b'\n');
         crate::store::atomic::write_atomic(&data_dir.join(Self::FILE), &bytes)

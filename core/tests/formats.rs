@@ -154,7 +154,9 @@ fn v1_settings_jobs_and_sessions_read_as_written() {
     assert_eq!((last.status, last.counts.episodic), (Status::Ok, 3));
     assert!(j.jobs[1].last_run.is_none());
 
-    let sessions = session::read_dir(&dir.join("sessions")).unwrap();
+    let logs = session::read_dir(&dir.join("sessions")).unwrap();
+    assert!(logs.passed_over.is_empty(), "{:?}", logs.passed_over);
+    let sessions = logs.sessions;
     assert_eq!(sessions.len(), 1);
     assert_eq!(sessions[0].skipped, 0);
     assert_eq!(sessions[0].lines.len(), 4);

@@ -79,12 +79,21 @@ pub fn run<'g>(
         ));
     }
     let snap = pass.store.read()?;
-    let sessions = session::read_dir(&pass.sessions_dir).map_err(|source| PassError::Sessions {
+    let logs = session::read_dir(&pass.sessions_dir).map_err(|source| PassError::Sessions {
         path: pass.sessions_dir.clone(),
         source,
     })?;
+    let sessions = logs.sessions;
     let mut model = Model::new(load);
     let mut report = Report::with_status(Status::Ok, None);
+    report.logs_not_read = logs
+        .passed_over
+        .iter()
+        .map(|p| Skipped {
+            text: p.file.clone(),
+            why: p.why.to_string(),
+        })
+        .collect();
     report.lines_skipped = sessions.iter().map(|s| s.skipped).sum();
 
     // Facts: the newest unread lines of the newest sessions, about 8,000 characters.

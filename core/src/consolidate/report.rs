@@ -93,6 +93,9 @@ pub struct Report {
     pub sessions_read: usize,
     #[serde(default)]
     pub lines_skipped: usize,
+    /// Entries in `sessions/` that were not read (a link, a pipe, a log too large), and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logs_not_read: Vec<Skipped>,
     #[serde(default)]
     pub model: ModelUse,
     #[serde(default)]

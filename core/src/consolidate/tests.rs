@@ -186,6 +186,23 @@ fn stated_facts_become_synth_records_and_a_rerun_adds_nothing() {
     assert_eq!(f.store.read().unwrap().records.len(), 2);
 }
 
+#[cfg(unix)]
+#[test]
+fn logs_not_read_are_in_the_report_with_their_reason() {
+    let f = fixture();
+    f.session("s1", &[("user", "I'm Ada and I write firmware in Rust")]);
+    let sessions = f.dir.path().join("sessions");
+    std::os::unix::fs::symlink("/dev/zero", sessions.join("zero.jsonl")).unwrap();
+    let (r, _) = f.run(FACTS, "", "", now());
+    assert_eq!(r.sessions_read, 1);
+    assert_eq!(r.logs_not_read.len(), 1);
+    assert_eq!(r.logs_not_read[0].text, "zero.jsonl");
+    assert!(r.logs_not_read[0].why.contains("not a regular file"));
+    let json = serde_json::to_string(&r).unwrap();
+    let back: Report = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.logs_not_read, r.logs_not_read);
+}
+
 #[test]
 fn ungrounded_and_instruction_candidates_are_dropped() {
     let f = fixture();

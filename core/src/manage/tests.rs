@@ -557,6 +557,16 @@ fn replace_all_counts_repeated_lines_once() {
 }
 
 #[test]
+fn replace_all_skips_lines_of_only_invisible_characters() {
+    let f = fixture();
+    // A byte-order mark alone on the first line, a zero-width space alone on another.
+    let text = "\u{FEFF}\nUses vim\n\u{200B}\u{200D}\nLikes \u{200B}jazz";
+    let done = replace_all(&f.ctx(Mode::Log), text).unwrap().value;
+    assert_eq!(done.added.len(), 2);
+    assert_eq!(texts(&f), ["Uses vim", "Likes jazz"]);
+}
+
+#[test]
 fn replace_all_with_empty_text_deletes_everything() {
     let f = fixture();
     seed(

@@ -1,5 +1,6 @@
 //! The cross-process write lock (`.lock`, an fslock/flock file): one writer at a time, with the
-//! holder's pid and command written inside so a waiting process can say who holds it.
+//! holder's pid and command written inside so a waiting process can say who holds it. A lock file
+//! is created 0600.
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -53,6 +54,7 @@ impl StoreLock {
             path: path.to_path_buf(),
             source,
         };
+        create_private(path).map_err(io_err)?;
         let mut file = LockFile::open(path).map_err(io_err)?;
         let deadline = Instant::now() + wait;
         loop {
@@ -82,6 +84,19 @@ impl Drop for StoreLock {
             .open(&self.path);
         let _ = self.file.unlock();
     }
+}
+
+/// Create the lock file 0600 if it is missing (fslock would create it 0644). An existing one is
+/// left as it is.
+fn create_private(path: &Path) -> io::Result<()> {
+    let mut opts = OpenOptions::new();
+    opts.write(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    opts.open(path).map(drop)
 }
 
 fn write_holder(path: &Path, command: &str) -> io::Result<()> {

@@ -111,6 +111,10 @@ fn human(r: &Report) -> String {
         m.gen_tokens,
         rate(m.gen_tokens, m.gen_ms),
     ));
+    for s in &r.logs_not_read {
+        let name = localm_core::text::visible(&s.text);
+        out.push_str(&format!("not read: sessions/{name}: {}\n", s.why));
+    }
     let mut rows: Vec<Vec<String>> = Vec::new();
     for (what, list) in [
         ("added", &r.added),

@@ -12,6 +12,7 @@ use localm_core::manage::{self, Added, Ctx};
 use localm_core::record::Record;
 use localm_core::store::corrections::{Correction, CorrectionOp};
 use localm_core::store::{Committed, Store};
+use localm_core::text::visible;
 
 use super::Context;
 use super::output::{self, print};
@@ -323,7 +324,7 @@ fn list(store: &Store, all: bool, as_json: bool) -> anyhow::Result<()> {
                 r.kind.as_str().into(),
                 r.source.as_str().into(),
                 format!("{:.2}", r.importance),
-                r.text.clone(),
+                visible(&r.text).into_owned(),
             ]
         })
         .collect();
@@ -361,7 +362,7 @@ fn show(store: &Store, id: &str, as_json: bool) -> anyhow::Result<()> {
     }
     let rows = vec![
         vec!["id".into(), r.id.clone()],
-        vec!["text".into(), r.text.clone()],
+        vec!["text".into(), visible(&r.text).into_owned()],
         vec!["kind".into(), r.kind.as_str().into()],
         vec!["source".into(), r.source.as_str().into()],
         vec!["importance".into(), format!("{:.2}", r.importance)],
@@ -395,7 +396,7 @@ fn forgotten(store: &Store, as_json: bool) -> anyhow::Result<()> {
                 a.reason.as_str().into(),
                 output::when(a.archived_at),
                 a.record.source.as_str().into(),
-                a.record.text.clone(),
+                visible(&a.record.text).into_owned(),
             ]
         })
         .collect();
@@ -419,8 +420,10 @@ fn corrections(pending: &[Correction], as_json: bool) {
         .iter()
         .map(|c| {
             let change = match (c.op, &c.new_text) {
-                (CorrectionOp::Update, Some(new)) => format!("{}  →  {}", c.old_text, new),
-                _ => format!("delete: {}", c.old_text),
+                (CorrectionOp::Update, Some(new)) => {
+                    format!("{}  →  {}", visible(&c.old_text), visible(new))
+                }
+                _ => format!("delete: {}", visible(&c.old_text)),
             };
             vec![
                 c.id.clone(),

@@ -71,20 +71,24 @@ pub fn exact(t: DateTime<Utc>) -> String {
 
 /// Tell the user about lines that did not parse: found (left in place) or moved aside.
 pub fn warn_corrupt(lines: &[CorruptLine], moved: bool) {
-    let mut by_file: Vec<(&str, Vec<usize>)> = Vec::new();
+    // Per file: where (a line number, or first-last for a run of them) and how many lines.
+    let mut by_file: Vec<(&str, Vec<String>, usize)> = Vec::new();
     for l in lines {
-        match by_file.iter_mut().find(|(f, _)| *f == l.file) {
-            Some((_, nos)) => nos.push(l.line_no),
-            None => by_file.push((&l.file, vec![l.line_no])),
+        let at = if l.last_line_no > l.line_no {
+            format!("{}-{}", l.line_no, l.last_line_no)
+        } else {
+            l.line_no.to_string()
+        };
+        match by_file.iter_mut().find(|(f, _, _)| *f == l.file) {
+            Some((_, ats, n)) => {
+                ats.push(at);
+                *n += l.lines;
+            }
+            None => by_file.push((&l.file, vec![at], l.lines)),
         }
     }
-    for (file, nos) in by_file {
-        let list = nos
-            .iter()
-            .map(|n| n.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let n = nos.len();
+    for (file, ats, n) in by_file {
+        let list = ats.join(", ");
         let s = if n == 1 { "" } else { "s" };
         if moved {
             eprintln!(

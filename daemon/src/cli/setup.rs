@@ -35,7 +35,8 @@ const FILES: &[&str] = &[
 
 pub fn embeddings(ctx: &Context, from: Option<&Path>) -> anyhow::Result<()> {
     let root = models::embeddings_dir(&ctx.data_dir);
-    fs::create_dir_all(&root).with_context(|| format!("while creating {}", root.display()))?;
+    localm_core::fsutil::create_private_dir(&root)
+        .with_context(|| format!("while creating {}", root.display()))?;
     let (name, staged) = match from {
         Some(src) => {
             let name = src
@@ -189,7 +190,8 @@ fn download_file(url: &str, path: &Path, label: &str) -> Result<(), Fetch> {
 /// check that it loads, and make it the model in settings.
 pub fn model(ctx: &Context, from: Option<&Path>) -> anyhow::Result<()> {
     let dir = models::llm_dir(&ctx.data_dir);
-    fs::create_dir_all(&dir).with_context(|| format!("while creating {}", dir.display()))?;
+    localm_core::fsutil::create_private_dir(&dir)
+        .with_context(|| format!("while creating {}", dir.display()))?;
     let name = match from {
         Some(src) => src
             .file_name()

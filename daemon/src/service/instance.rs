@@ -34,7 +34,7 @@ pub struct Instance {
 impl Instance {
     /// Claim `data_dir`, or say which pid already serves it.
     pub fn claim(data_dir: &Path) -> anyhow::Result<Instance> {
-        std::fs::create_dir_all(data_dir)?;
+        localm_core::fsutil::create_private_dir(data_dir)?;
         match StoreLock::acquire(&data_dir.join(LOCK_FILE), "localm daemon", Duration::ZERO) {
             Ok(lock) => Ok(Instance {
                 _lock: lock,

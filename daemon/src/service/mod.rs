@@ -73,7 +73,7 @@ pub fn main(opts: Options) -> anyhow::Result<()> {
         ));
     }
     let instance = Instance::claim(&opts.data_dir)?;
-    std::fs::create_dir_all(opts.data_dir.join("sessions"))
+    localm_core::fsutil::create_private_dir(&opts.data_dir.join("sessions"))
         .context("cannot create the sessions folder")?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -83,7 +83,7 @@ pub async fn list(State(s): State<Arc<Shared>>) -> Reply {
         records: snap.records,
         writable: mode.allows_writes(),
         mode: mode.as_str(),
-        corrupt_lines: snap.corrupt.len(),
+        corrupt_lines: snap.corrupt.iter().map(|c| c.lines).sum(),
     })
     .into_response())
 }
