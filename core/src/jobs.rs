@@ -154,6 +154,16 @@ impl RunOutcome {
         }
     }
 
+    /// A run skipped at `at` without a pass (privacy mode), and why.
+    pub fn skipped(trigger: &str, at: DateTime<Utc>, reason: String) -> RunOutcome {
+        RunOutcome::from_report(
+            trigger,
+            at,
+            at,
+            &Report::with_status(Status::Skipped, Some(reason)),
+        )
+    }
+
     /// The outcome of a pass that failed.
     pub fn failed(
         trigger: &str,

@@ -193,7 +193,19 @@ impl EventLoop {
             .filter(|j| j.due(now) && !self.running_jobs.contains(&j.name))
             .map(|j| j.name.clone())
             .collect();
+        let mode = self.shared.config().mode;
         for name in due {
+            if !mode.allows_writes() {
+                // Privacy mode: the pass would be skipped without calling a model. The skip is
+                // kept in memory only (so the job is next due at its next slot), never written
+                // to jobs.json: privacy mode writes nothing the user would not expect.
+                tracing::debug!("job {name}: skipped in privacy mode");
+                let skipped = RunOutcome::skipped("schedule", now, "privacy mode".into());
+                if let Some(job) = self.jobs.jobs.iter_mut().find(|j| j.name == name) {
+                    job.last_run = Some(skipped);
+                }
+                continue;
+            }
             self.running_jobs.insert(name.clone());
             let shared = Arc::clone(&self.shared);
             self.tasks.spawn(async move {
