@@ -9,14 +9,18 @@ use std::path::{Path, PathBuf};
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let tmp = temp_path(path);
     let result = (|| {
+        hook::step(Step::Create, &tmp)?;
         let mut file = open_private(&tmp)?;
+        hook::step(Step::Write, &tmp)?;
         file.write_all(bytes)?;
+        hook::step(Step::Sync, &tmp)?;
         file.sync_all()?;
         drop(file);
+        hook::step(Step::Rename, path)?;
         fs::rename(&tmp, path)?;
         sync_dir(path)
     })();
-    if result.is_err() {
+    if result.is_err() && hook::step(Step::Remove, &tmp).is_ok() {
         let _ = fs::remove_file(&tmp);
     }
     result
@@ -24,6 +28,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// Remove `path` if it exists, then fsync its folder so the removal is durable.
 pub fn remove_durable(path: &Path) -> io::Result<()> {
+    hook::step(Step::Remove, path)?;
     match fs::remove_file(path) {
         Ok(()) => sync_dir(path),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
@@ -36,8 +41,11 @@ pub fn append_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut opts = OpenOptions::new();
     opts.create(true).append(true);
     set_private_mode(&mut opts);
+    hook::step(Step::Create, path)?;
     let mut file = opts.open(path)?;
+    hook::step(Step::Write, path)?;
     file.write_all(bytes)?;
+    hook::step(Step::Sync, path)?;
     file.sync_all()?;
     sync_dir(path)
 }
@@ -75,7 +83,10 @@ fn set_private_mode(_opts: &mut OpenOptions) {}
 #[cfg(unix)]
 fn sync_dir(path: &Path) -> io::Result<()> {
     match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => File::open(dir)?.sync_all(),
+        Some(dir) if !dir.as_os_str().is_empty() => {
+            hook::step(Step::SyncDir, dir)?;
+            File::open(dir)?.sync_all()
+        }
         _ => Ok(()),
     }
 }
@@ -83,6 +94,67 @@ fn sync_dir(path: &Path) -> io::Result<()> {
 #[cfg(not(unix))]
 fn sync_dir(_path: &Path) -> io::Result<()> {
     Ok(())
+}
+
+/// One change this module makes to the disk, named for the test hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Create (or open for appending) a file.
+    Create,
+    Write,
+    /// fsync a file.
+    Sync,
+    Rename,
+    /// fsync a folder, making renames and removals in it durable.
+    SyncDir,
+    Remove,
+}
+
+/// Test builds only: a per-thread hook called before every step above, which can fail it (to
+/// inject a crash or an I/O error at step N) or act on the disk first (plant a symlink). In other
+/// builds `step` is an empty inline function.
+#[cfg(test)]
+pub mod hook {
+    use std::cell::RefCell;
+    use std::io;
+    use std::path::Path;
+
+    use super::Step;
+
+    type Hook = Box<dyn FnMut(Step, &Path) -> io::Result<()>>;
+
+    thread_local! {
+        static HOOK: RefCell<Option<Hook>> = const { RefCell::new(None) };
+    }
+
+    /// Call `hook` before every step this thread takes, until `clear`.
+    pub fn set(hook: impl FnMut(Step, &Path) -> io::Result<()> + 'static) {
+        HOOK.with(|h| *h.borrow_mut() = Some(Box::new(hook)));
+    }
+
+    pub fn clear() {
+        HOOK.with(|h| *h.borrow_mut() = None);
+    }
+
+    pub(super) fn step(step: Step, path: &Path) -> io::Result<()> {
+        HOOK.with(|h| match h.borrow_mut().as_mut() {
+            Some(hook) => hook(step, path),
+            None => Ok(()),
+        })
+    }
+}
+
+#[cfg(not(test))]
+mod hook {
+    use std::io;
+    use std::path::Path;
+
+    use super::Step;
+
+    #[inline(always)]
+    pub(super) fn step(_step: Step, _path: &Path) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]
