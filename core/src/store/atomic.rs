@@ -7,23 +7,52 @@ use std::path::{Path, PathBuf};
 
 /// Replace `path` with `bytes` atomically. Files are private to the owner (0600).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = temp_path(path);
-    let result = (|| {
-        hook::step(Step::Create, &tmp)?;
-        let mut file = open_private(&tmp)?;
-        hook::step(Step::Write, &tmp)?;
-        file.write_all(bytes)?;
-        hook::step(Step::Sync, &tmp)?;
-        file.sync_all()?;
-        drop(file);
-        hook::step(Step::Rename, path)?;
-        fs::rename(&tmp, path)?;
-        sync_dir(path)
-    })();
-    if result.is_err() && hook::step(Step::Remove, &tmp).is_ok() {
-        let _ = fs::remove_file(&tmp);
+    stage(path, bytes)?.install()?;
+    sync_dir(path)
+}
+
+/// A temp file written and fsynced beside its target, not yet renamed over it. Dropped without
+/// `install`, it is removed.
+#[must_use = "a staged file is removed unless installed"]
+pub struct Staged {
+    tmp: PathBuf,
+    target: PathBuf,
+    installed: bool,
+}
+
+/// Write `bytes` to a fresh temp file beside `path` and fsync it; `path` is not touched yet.
+pub fn stage(path: &Path, bytes: &[u8]) -> io::Result<Staged> {
+    let staged = Staged {
+        tmp: temp_path(path),
+        target: path.to_path_buf(),
+        installed: false,
+    };
+    hook::step(Step::Create, &staged.tmp)?;
+    let mut file = open_private(&staged.tmp)?;
+    hook::step(Step::Write, &staged.tmp)?;
+    file.write_all(bytes)?;
+    hook::step(Step::Sync, &staged.tmp)?;
+    file.sync_all()?;
+    Ok(staged)
+}
+
+impl Staged {
+    /// Rename the temp file over the target: from here on a reader sees the new bytes. Not yet
+    /// durable: `sync_dir` the folder for that.
+    pub fn install(mut self) -> io::Result<()> {
+        hook::step(Step::Rename, &self.target)?;
+        fs::rename(&self.tmp, &self.target)?;
+        self.installed = true;
+        Ok(())
     }
-    result
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.installed && hook::step(Step::Remove, &self.tmp).is_ok() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// Remove `path` if it exists, then fsync its folder so the removal is durable.
@@ -34,20 +63,6 @@ pub fn remove_durable(path: &Path) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
     }
-}
-
-/// Append `bytes` to `path` (created 0600 if missing) and fsync it.
-pub fn append_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut opts = OpenOptions::new();
-    opts.create(true).append(true);
-    set_private_mode(&mut opts);
-    hook::step(Step::Create, path)?;
-    let mut file = opts.open(path)?;
-    hook::step(Step::Write, path)?;
-    file.write_all(bytes)?;
-    hook::step(Step::Sync, path)?;
-    file.sync_all()?;
-    sync_dir(path)
 }
 
 /// The temp name used for `path`: hidden, in the same folder (so rename is atomic), per process.
@@ -80,8 +95,9 @@ fn set_private_mode(opts: &mut OpenOptions) {
 #[cfg(not(unix))]
 fn set_private_mode(_opts: &mut OpenOptions) {}
 
+/// fsync the folder holding `path`, making a rename or removal there durable.
 #[cfg(unix)]
-fn sync_dir(path: &Path) -> io::Result<()> {
+pub fn sync_dir(path: &Path) -> io::Result<()> {
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => {
             hook::step(Step::SyncDir, dir)?;
@@ -92,14 +108,14 @@ fn sync_dir(path: &Path) -> io::Result<()> {
 }
 
 #[cfg(not(unix))]
-fn sync_dir(_path: &Path) -> io::Result<()> {
+pub fn sync_dir(_path: &Path) -> io::Result<()> {
     Ok(())
 }
 
 /// One change this module makes to the disk, named for the test hook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
-    /// Create (or open for appending) a file.
+    /// Create a temp file.
     Create,
     Write,
     /// fsync a file.

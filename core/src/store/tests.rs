@@ -163,9 +163,15 @@ fn clear_removes_every_trace_of_fact_text() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     left.sort();
-    assert_eq!(left, vec![LOCK_FILE, STATE_FILE]);
-    let state = fs::read_to_string(s.path(STATE_FILE)).unwrap();
-    assert!(!state.contains("secret"));
+    // The journal stays: it holds the generation number readers check, and no fact.
+    assert_eq!(left, vec![JOURNAL_FILE, LOCK_FILE, STATE_FILE]);
+    for file in [STATE_FILE, JOURNAL_FILE] {
+        let bytes = fs::read(s.path(file)).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("secret"),
+            "{file}"
+        );
+    }
     assert!(s.read().unwrap().state.legacy_imported, "bookkeeping kept");
 }
 
