@@ -359,6 +359,15 @@ fn check(sc: &Scenario, dir: &Path, old: &Generation, new: &Generation, what: &s
         "{what}: the next write settled to another generation than readers saw"
     );
     let on_disk = files(store.dir());
+    let left: Vec<&String> = on_disk.keys().filter(|n| atomic::is_temp_name(n)).collect();
+    assert!(
+        left.is_empty(),
+        "{what}: temp files left after settling: {left:?}"
+    );
+    assert!(
+        !pending_journal(dir),
+        "{what}: the journal is still pending after settling"
+    );
     if sc.erases && is_new {
         for text in (sc.kept)() {
             for (name, bytes) in &on_disk {

@@ -509,8 +509,10 @@ impl Store {
         }
     }
 
-    /// Under the lock: put a transaction a crash cut short in place. Returns the generation.
+    /// Under the lock, before any change: remove what a crashed write left behind, and put a
+    /// transaction a crash cut short in place. Returns the generation.
     fn settle(&self) -> Result<u64, StoreError> {
+        self.remove_leftovers()?;
         let Some(journal) = self.read_journal()? else {
             return Ok(0);
         };
@@ -519,6 +521,29 @@ impl Store {
                 .map_err(|(path, source)| StoreError::Write { path, source })?;
         }
         Ok(journal.generation)
+    }
+
+    /// Remove the temp files of writes that died before renaming them (the journal's among
+    /// them): they may hold fact text, even text forgotten since. Only a writer holding the lock
+    /// makes temp files here, so under the lock every one is a leftover. A symlink at a temp name
+    /// is removed too (the link, not what it points to).
+    fn remove_leftovers(&self) -> Result<(), StoreError> {
+        let err = |source| StoreError::Read {
+            path: self.dir.clone(),
+            source,
+        };
+        for entry in fs::read_dir(&self.dir).map_err(err)? {
+            let entry = entry.map_err(err)?;
+            let name = entry.file_name();
+            if entry.file_type().map_err(err)?.is_dir()
+                || !atomic::is_temp_name(&name.to_string_lossy())
+            {
+                continue;
+            }
+            let path = entry.path();
+            atomic::remove_durable(&path).map_err(|source| StoreError::Write { path, source })?;
+        }
+        Ok(())
     }
 
     /// Under the lock: commit `entries` as generation `generation + 1`, put them in place, and
