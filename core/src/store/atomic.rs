@@ -4,6 +4,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Replace `path` with `bytes` atomically. Files are private to the owner (0600).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -28,7 +29,7 @@ pub fn stage(path: &Path, bytes: &[u8]) -> io::Result<Staged> {
         installed: false,
     };
     hook::step(Step::Create, &staged.tmp)?;
-    let mut file = open_private(&staged.tmp)?;
+    let mut file = create_temp(&staged.tmp)?;
     hook::step(Step::Write, &staged.tmp)?;
     file.write_all(bytes)?;
     hook::step(Step::Sync, &staged.tmp)?;
@@ -65,13 +66,16 @@ pub fn remove_durable(path: &Path) -> io::Result<()> {
     }
 }
 
-/// The temp name used for `path`: hidden, in the same folder (so rename is atomic), per process.
+/// The temp name for one write of `path`: hidden, in the same folder (so rename is atomic), and
+/// unique to this process and this write, so two threads never share one.
 pub fn temp_path(path: &Path) -> PathBuf {
+    static SERIAL: AtomicU64 = AtomicU64::new(0);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+    let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
+    path.with_file_name(format!(".{name}.tmp-{}-{serial}", std::process::id()))
 }
 
 /// Whether a file name is one of our temp files (left behind by a process that died mid-write).
@@ -79,21 +83,37 @@ pub fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.contains(".tmp-")
 }
 
-fn open_private(path: &Path) -> io::Result<File> {
-    let mut opts = OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
-    set_private_mode(&mut opts);
-    opts.open(path)
+/// Create the temp file `tmp`, new, private, never through a symlink (`O_CREAT | O_EXCL |
+/// O_NOFOLLOW`). Its name is this process's and this write's alone, so whatever is already
+/// there is stale — a leftover of a crashed process whose pid we reuse, or a link planted to
+/// make us write elsewhere. It is unlinked (the link itself, not its target) and the file
+/// created afresh, once; if something is there again, the write fails rather than follow it.
+fn create_temp(tmp: &Path) -> io::Result<File> {
+    match open_new_private(tmp) {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            hook::step(Step::Remove, tmp)?;
+            fs::remove_file(tmp)?;
+            open_new_private(tmp)
+        }
+        other => other,
+    }
 }
 
 #[cfg(unix)]
-fn set_private_mode(opts: &mut OpenOptions) {
+fn open_new_private(path: &Path) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
-    opts.mode(0o600);
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
 }
 
 #[cfg(not(unix))]
-fn set_private_mode(_opts: &mut OpenOptions) {}
+fn open_new_private(path: &Path) -> io::Result<File> {
+    OpenOptions::new().write(true).create_new(true).open(path)
+}
 
 /// fsync the folder holding `path`, making a rename or removal there durable.
 #[cfg(unix)]
@@ -197,6 +217,24 @@ mod tests {
         write_atomic(&path, b"x").unwrap();
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+    }
+
+    /// A file at the temp name (a crash's leftover, or pid reuse) does not make the write fail.
+    #[test]
+    fn a_stale_file_at_the_temp_name_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        hook::set(|step: Step, tmp: &Path| {
+            if step == Step::Create {
+                fs::write(tmp, "stale, from a crash")?;
+            }
+            Ok(())
+        });
+        let result = write_atomic(&path, b"new");
+        hook::clear();
+        result.unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temp left");
     }
 
     #[test]

@@ -188,3 +188,48 @@ fn clear_detects_text_left_behind() {
     // but a state file that names a fact must be caught by the read-back.
     assert!(s.verify_cleared(&["secret fact one".into()]).is_err());
 }
+
+/// #14, item 7a: a symlink planted at the temp name (here just before each temp file is made,
+/// as a racing attacker would) must not be followed: the file outside keeps its bytes and the
+/// write still succeeds.
+#[cfg(unix)]
+#[test]
+fn a_symlink_planted_at_the_temp_name_is_not_followed() {
+    use super::atomic::{Step, hook};
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    s.write(|snap| {
+        snap.records.push(rec("aaaa0001", "one"));
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
+    let outside = dir.path().join("outside.txt");
+    fs::write(&outside, "not the store's").unwrap();
+    let target = outside.clone();
+    let planted = std::rc::Rc::new(std::cell::Cell::new(0));
+    let count = std::rc::Rc::clone(&planted);
+    hook::set(move |step: Step, path: &Path| {
+        if step == Step::Create {
+            std::os::unix::fs::symlink(&target, path)?;
+            count.set(count.get() + 1);
+        }
+        Ok(())
+    });
+    let result = s.write(|snap| {
+        snap.records.push(rec("aaaa0002", "secret two"));
+        Ok::<_, StoreError>(())
+    });
+    hook::clear();
+    result.unwrap();
+    assert!(planted.get() >= 3, "journal, memory.jsonl, done journal");
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "not the store's");
+    for e in fs::read_dir(s.dir()).unwrap() {
+        let e = e.unwrap();
+        assert!(
+            !e.file_type().unwrap().is_symlink(),
+            "{:?} is a symlink",
+            e.file_name()
+        );
+    }
+    assert_eq!(s.read().unwrap().records.len(), 2);
+}
