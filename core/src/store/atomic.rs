@@ -1,5 +1,6 @@
-//! Atomic file replacement: write a temp file beside the target, fsync it, rename it over the
-//! target, fsync the folder. A reader sees the old file or the new one, never half of either.
+//! Atomic file replacement: write a temp file beside the target (created new, 0600, never
+//! through a symlink), fsync it, rename it over the target, fsync the folder. A reader sees the
+//! old file or the new one, never half of either.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};

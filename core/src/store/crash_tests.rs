@@ -1,5 +1,6 @@
 //! Crash tests: a failure injected at every step (create, write, fsync, rename, folder fsync,
-//! remove) of each multi-file operation, then the store reopened and its invariants checked.
+//! remove) of each multi-file operation, then the store reopened and its invariants checked; and
+//! a reader run before every step of each.
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -349,7 +350,7 @@ fn check(sc: &Scenario, dir: &Path, old: &Generation, new: &Generation, what: &s
     } else {
         panic!(
             "{what}: a reader sees neither the old generation nor the new one:\n{seen:#?}\nold:\n{old:#?}\nnew:\n{new:#?}\nfiles: {:?}",
-            files(&store.path("")).keys().collect::<Vec<_>>()
+            files(store.dir()).keys().collect::<Vec<_>>()
         );
     };
     ok(store.write(|_| Ok(())));

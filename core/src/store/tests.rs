@@ -233,3 +233,54 @@ fn a_symlink_planted_at_the_temp_name_is_not_followed() {
     }
     assert_eq!(s.read().unwrap().records.len(), 2);
 }
+
+/// Readers take no lock: one reading while another thread moves a fact between the live store
+/// and the archive, over and over, always finds it exactly once.
+#[test]
+fn a_reader_racing_a_writer_sees_each_fact_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    s.write(|snap| {
+        snap.records.push(rec("aaaa0001", "Moves back and forth"));
+        snap.records.push(rec("aaaa0002", "Stays"));
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let writer = store(dir.path()).with_wait(Duration::from_secs(5));
+            for _ in 0..60 {
+                writer
+                    .write(|snap| {
+                        if let Some(i) = snap.records.iter().position(|r| r.id == "aaaa0001") {
+                            let r = snap.records.remove(i);
+                            snap.archive.push(Archived {
+                                record: r,
+                                archived_at: now(),
+                                reason: ArchiveReason::Evicted,
+                            });
+                        } else {
+                            let a = snap.archive.pop().expect("archived");
+                            snap.records.push(a.record);
+                        }
+                        Ok::<_, StoreError>(())
+                    })
+                    .unwrap();
+            }
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        let mut reads = 0;
+        while !done.load(std::sync::atomic::Ordering::SeqCst) {
+            let snap = s.read().unwrap();
+            let n = snap.records.iter().filter(|r| r.id == "aaaa0001").count()
+                + snap
+                    .archive
+                    .iter()
+                    .filter(|a| a.record.id == "aaaa0001")
+                    .count();
+            assert_eq!(n, 1, "read {reads}: the fact is live or archived {n} times");
+            reads += 1;
+        }
+    });
+}
