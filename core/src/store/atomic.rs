@@ -1,29 +1,65 @@
-//! Atomic file replacement: write a temp file beside the target, fsync it, rename it over the
-//! target, fsync the folder. A reader sees the old file or the new one, never half of either.
+//! Atomic file replacement: write a temp file beside the target (created new, 0600, never
+//! through a symlink), fsync it, rename it over the target, fsync the folder. A reader sees the
+//! old file or the new one, never half of either.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Replace `path` with `bytes` atomically. Files are private to the owner (0600).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = temp_path(path);
-    let result = (|| {
-        let mut file = open_private(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)?;
-        sync_dir(path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    stage(path, bytes)?.install()?;
+    sync_dir(path)
+}
+
+/// A temp file written and fsynced beside its target, not yet renamed over it. Dropped without
+/// `install`, it is removed.
+#[must_use = "a staged file is removed unless installed"]
+pub struct Staged {
+    tmp: PathBuf,
+    target: PathBuf,
+    installed: bool,
+}
+
+/// Write `bytes` to a fresh temp file beside `path` and fsync it; `path` is not touched yet.
+pub fn stage(path: &Path, bytes: &[u8]) -> io::Result<Staged> {
+    let staged = Staged {
+        tmp: temp_path(path),
+        target: path.to_path_buf(),
+        installed: false,
+    };
+    hook::step(Step::Create, &staged.tmp)?;
+    let mut file = create_temp(&staged.tmp)?;
+    hook::step(Step::Write, &staged.tmp)?;
+    file.write_all(bytes)?;
+    hook::step(Step::Sync, &staged.tmp)?;
+    file.sync_all()?;
+    Ok(staged)
+}
+
+impl Staged {
+    /// Rename the temp file over the target: from here on a reader sees the new bytes. Not yet
+    /// durable: `sync_dir` the folder for that.
+    pub fn install(mut self) -> io::Result<()> {
+        hook::step(Step::Rename, &self.target)?;
+        fs::rename(&self.tmp, &self.target)?;
+        self.installed = true;
+        Ok(())
     }
-    result
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.installed && hook::step(Step::Remove, &self.tmp).is_ok() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// Remove `path` if it exists, then fsync its folder so the removal is durable.
 pub fn remove_durable(path: &Path) -> io::Result<()> {
+    hook::step(Step::Remove, path)?;
     match fs::remove_file(path) {
         Ok(()) => sync_dir(path),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
@@ -31,24 +67,16 @@ pub fn remove_durable(path: &Path) -> io::Result<()> {
     }
 }
 
-/// Append `bytes` to `path` (created 0600 if missing) and fsync it.
-pub fn append_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut opts = OpenOptions::new();
-    opts.create(true).append(true);
-    set_private_mode(&mut opts);
-    let mut file = opts.open(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    sync_dir(path)
-}
-
-/// The temp name used for `path`: hidden, in the same folder (so rename is atomic), per process.
+/// The temp name for one write of `path`: hidden, in the same folder (so rename is atomic), and
+/// unique to this process and this write, so two threads never share one.
 pub fn temp_path(path: &Path) -> PathBuf {
+    static SERIAL: AtomicU64 = AtomicU64::new(0);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+    let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
+    path.with_file_name(format!(".{name}.tmp-{}-{serial}", std::process::id()))
 }
 
 /// Whether a file name is one of our temp files (left behind by a process that died mid-write).
@@ -56,33 +84,114 @@ pub fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.contains(".tmp-")
 }
 
-fn open_private(path: &Path) -> io::Result<File> {
-    let mut opts = OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
-    set_private_mode(&mut opts);
-    opts.open(path)
+/// Create the temp file `tmp`, new, private, never through a symlink (`O_CREAT | O_EXCL |
+/// O_NOFOLLOW`). Its name is this process's and this write's alone, so whatever is already
+/// there is stale — a leftover of a crashed process whose pid we reuse, or a link planted to
+/// make us write elsewhere. It is unlinked (the link itself, not its target) and the file
+/// created afresh, once; if something is there again, the write fails rather than follow it.
+fn create_temp(tmp: &Path) -> io::Result<File> {
+    match open_new_private(tmp) {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            hook::step(Step::Remove, tmp)?;
+            fs::remove_file(tmp)?;
+            open_new_private(tmp)
+        }
+        other => other,
+    }
 }
 
 #[cfg(unix)]
-fn set_private_mode(opts: &mut OpenOptions) {
+fn open_new_private(path: &Path) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
-    opts.mode(0o600);
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
 }
 
 #[cfg(not(unix))]
-fn set_private_mode(_opts: &mut OpenOptions) {}
+fn open_new_private(path: &Path) -> io::Result<File> {
+    OpenOptions::new().write(true).create_new(true).open(path)
+}
 
+/// fsync the folder holding `path`, making a rename or removal there durable.
 #[cfg(unix)]
-fn sync_dir(path: &Path) -> io::Result<()> {
+pub fn sync_dir(path: &Path) -> io::Result<()> {
     match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => File::open(dir)?.sync_all(),
+        Some(dir) if !dir.as_os_str().is_empty() => {
+            hook::step(Step::SyncDir, dir)?;
+            File::open(dir)?.sync_all()
+        }
         _ => Ok(()),
     }
 }
 
 #[cfg(not(unix))]
-fn sync_dir(_path: &Path) -> io::Result<()> {
+pub fn sync_dir(_path: &Path) -> io::Result<()> {
     Ok(())
+}
+
+/// One change this module makes to the disk, named for the test hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Create a temp file.
+    Create,
+    Write,
+    /// fsync a file.
+    Sync,
+    Rename,
+    /// fsync a folder, making renames and removals in it durable.
+    SyncDir,
+    Remove,
+}
+
+/// Test builds only: a per-thread hook called before every step above, which can fail it (to
+/// inject a crash or an I/O error at step N) or act on the disk first (plant a symlink). In other
+/// builds `step` is an empty inline function.
+#[cfg(test)]
+pub mod hook {
+    use std::cell::RefCell;
+    use std::io;
+    use std::path::Path;
+
+    use super::Step;
+
+    type Hook = Box<dyn FnMut(Step, &Path) -> io::Result<()>>;
+
+    thread_local! {
+        static HOOK: RefCell<Option<Hook>> = const { RefCell::new(None) };
+    }
+
+    /// Call `hook` before every step this thread takes, until `clear`.
+    pub fn set(hook: impl FnMut(Step, &Path) -> io::Result<()> + 'static) {
+        HOOK.with(|h| *h.borrow_mut() = Some(Box::new(hook)));
+    }
+
+    pub fn clear() {
+        HOOK.with(|h| *h.borrow_mut() = None);
+    }
+
+    pub(super) fn step(step: Step, path: &Path) -> io::Result<()> {
+        HOOK.with(|h| match h.borrow_mut().as_mut() {
+            Some(hook) => hook(step, path),
+            None => Ok(()),
+        })
+    }
+}
+
+#[cfg(not(test))]
+mod hook {
+    use std::io;
+    use std::path::Path;
+
+    use super::Step;
+
+    #[inline(always)]
+    pub(super) fn step(_step: Step, _path: &Path) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -109,6 +218,24 @@ mod tests {
         write_atomic(&path, b"x").unwrap();
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+    }
+
+    /// A file at the temp name (a crash's leftover, or pid reuse) does not make the write fail.
+    #[test]
+    fn a_stale_file_at_the_temp_name_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        hook::set(|step: Step, tmp: &Path| {
+            if step == Step::Create {
+                fs::write(tmp, "stale, from a crash")?;
+            }
+            Ok(())
+        });
+        let result = write_atomic(&path, b"new");
+        hook::clear();
+        result.unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temp left");
     }
 
     #[test]

@@ -1,9 +1,53 @@
 //! The JSONL store of one memory namespace: its files, read without a lock, and written only in a
-//! transaction — take the lock, re-read, change, write temp files, fsync, rename, fsync the folder.
+//! transaction — all of a write's files or none of them, even across a crash.
+//!
+//! ## Writers: the journal
+//!
+//! A write takes the lock, finishes any transaction a crash cut short (below), re-reads, runs the
+//! change, and works out which files change: `memory.jsonl`, `.forgotten.jsonl`,
+//! `corrections.jsonl`, `state.json`, and the `<file>.corrupt` files unreadable lines move to. A
+//! file whose bytes would not change is not written. If none changes, that is the end. Otherwise:
+//!
+//! 1. **Commit.** The whole new content of every changed file goes into one journal file,
+//!    `.journal` (phase `pending`, generation g + 1), written as a temp file, fsynced and renamed
+//!    into place, then the folder fsynced. The rename is the commit point: before it nothing is
+//!    changed and an error means exactly that; after it the transaction has happened.
+//! 2. **Apply.** Each file is replaced atomically (temp, fsync, rename, folder fsync).
+//! 3. **Done.** `.journal` is replaced by a `done` one holding only the generation number.
+//!
+//! Under the lock, before anything else, every writer (and `clear`, and `update_vectors`) settles
+//! the store: a `pending` journal is applied again — each file written only if it does not
+//! already hold the journal's bytes, so applying twice is applying once — and marked done. A
+//! crash anywhere leaves either no committed journal (the old files, whole, untouched) or a
+//! committed one (the new files, whole, in the journal); no fact is ever in neither generation.
+//! An I/O error after the commit point returns `StoreError::Unfinished`: the change stands and
+//! the next write finishes it. `clear` is a transaction of the same kind whose entries remove
+//! files. The vector sidecar is derived data, replaced on its own by `update_vectors`.
+//!
+//! ## Readers: one generation, without the lock
+//!
+//! Every transaction that changes a file raises the journal's generation, and it does so at its
+//! commit, before it touches any other file. `read` reads the journal (generation g), then the
+//! four files, taking a file's content from the journal instead when the journal is `pending`
+//! and names it, then reads the journal's generation again; if it is still g the read is whole,
+//! otherwise it starts over. Why that is one generation:
+//!
+//! - Writers are one at a time (the lock), and a transaction touches files only after its
+//!   journal with generation g + 1 is in place. Generations only grow (`clear` keeps the journal
+//!   too), so seeing g at both ends means no later transaction touched a file between the two.
+//! - If the journal was `done` at the first read, transaction g had finished: every file was
+//!   stable while it was read, and is generation g.
+//! - If it was `pending`, transaction g may have been replacing files during the read. The files
+//!   it changes are taken from the journal (its committed bytes, whole); the files it does not
+//!   change were stable. That is generation g, the new one, exactly what a writer will settle to.
+//!
+//! Each file (the journal too) is replaced by rename, so each single read sees one whole file.
+//! A writer holding the lock needs none of this: after settling, nothing else changes the files.
 
 pub mod archive;
 pub mod atomic;
 pub mod corrections;
+pub mod journal;
 pub mod jsonl;
 pub mod lock;
 pub mod state;
@@ -19,6 +63,7 @@ use chrono::{DateTime, Utc};
 
 use self::archive::{ArchiveReason, Archived};
 use self::corrections::Correction;
+use self::journal::{Entry, Journal, JournalError, Phase};
 use self::jsonl::CorruptLine;
 use self::lock::{LockError, StoreLock};
 use self::state::State;
@@ -32,10 +77,16 @@ pub const CORRECTIONS_FILE: &str = "corrections.jsonl";
 pub const STATE_FILE: &str = "state.json";
 pub const VECTORS_FILE: &str = "memory.vec";
 pub const LOCK_FILE: &str = ".lock";
+/// The transaction journal and generation number (see the module doc).
+pub const JOURNAL_FILE: &str = ".journal";
 /// Suffix of the file beside each JSONL file that unreadable lines are moved to.
 pub const CORRUPT_SUFFIX: &str = ".corrupt";
 
-/// Why a store operation failed. Nothing was changed on disk when one is returned.
+/// How many times a reader starts over because writes kept landing while it read.
+const READ_ATTEMPTS: usize = 1000;
+
+/// Why a store operation failed. Nothing was changed on disk when one is returned, except
+/// `Unfinished`: then the change stands (readers see it) and the next write puts it in place.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error(transparent)]
@@ -56,6 +107,10 @@ pub enum StoreError {
     },
     #[error("clear did not finish: fact text is still on disk in {path}")]
     ClearIncomplete { path: PathBuf },
+    #[error(
+        "the change is saved but not all in place: writing {path} failed ({source}); the next write to the store finishes it"
+    )]
+    Unfinished { path: PathBuf, source: io::Error },
 }
 
 /// Everything in the namespace, as read in one go.
@@ -154,10 +209,26 @@ impl Store {
         self.dir.join(file)
     }
 
-    /// Read everything without taking the lock. Each file is replaced atomically, so each is
-    /// whole; a missing folder reads as an empty store.
+    /// Read everything without taking the lock: one whole generation, even while a write is
+    /// being applied or after a crash cut one short (see the module doc). A missing folder reads
+    /// as an empty store.
     pub fn read(&self) -> Result<Snapshot, StoreError> {
-        Ok(self.read_raw()?.0)
+        for _ in 0..READ_ATTEMPTS {
+            let journal = self.read_journal()?;
+            let generation = journal.as_ref().map_or(0, |j| j.generation);
+            let mut raw = self.read_files()?;
+            if let Some(j) = journal.filter(|j| j.phase == Phase::Pending) {
+                raw.overlay(&j);
+            }
+            let again = self.read_journal()?.map_or(0, |j| j.generation);
+            if again == generation {
+                return Ok(self.parse(raw)?.0);
+            }
+        }
+        Err(StoreError::Read {
+            path: self.path(JOURNAL_FILE),
+            source: io::Error::other("the store kept changing while it was read"),
+        })
     }
 
     /// Run `change` on a fresh snapshot under the lock and write back what it changed. If
@@ -171,21 +242,38 @@ impl Store {
     {
         self.ensure_dir()?;
         let _lock = self.lock()?;
+        let generation = self.settle()?;
         let (mut snap, raw) = self.read_raw()?;
         let corrupt = std::mem::take(&mut snap.corrupt);
         let value = change(&mut snap)?;
-        self.move_aside(&corrupt)?;
-        self.put(RECORDS_FILE, &raw.records, &jsonl::render(&snap.records))?;
-        self.put(ARCHIVE_FILE, &raw.archive, &jsonl::render(&snap.archive))?;
-        self.put(
+        let mut entries = self.moved_aside(&corrupt)?;
+        changed(
+            &mut entries,
+            RECORDS_FILE,
+            &raw.records,
+            jsonl::render(&snap.records),
+        );
+        changed(
+            &mut entries,
+            ARCHIVE_FILE,
+            &raw.archive,
+            jsonl::render(&snap.archive),
+        );
+        changed(
+            &mut entries,
             CORRECTIONS_FILE,
             &raw.corrections,
-            &jsonl::render(&snap.corrections),
-        )?;
-        let state = state_bytes(&snap.state);
+            jsonl::render(&snap.corrections),
+        );
         if raw.state.is_some() || snap.state != State::default() {
-            self.put(STATE_FILE, &raw.state, &state)?;
+            changed(
+                &mut entries,
+                STATE_FILE,
+                &raw.state,
+                state_bytes(&snap.state),
+            );
         }
+        self.commit(generation, entries)?;
         Ok(Committed {
             value,
             corrupt_moved: corrupt,
@@ -213,6 +301,7 @@ impl Store {
     ) -> Result<T, StoreError> {
         self.ensure_dir()?;
         let _lock = self.lock()?;
+        self.settle()?;
         let (snap, _) = self.read_raw()?;
         let old = self.read_file(VECTORS_FILE)?;
         let mut entries = old
@@ -221,7 +310,11 @@ impl Store {
             .unwrap_or_default();
         let value = change(&snap, &mut entries);
         let bytes = vectors::encode(&entries);
-        self.put(VECTORS_FILE, &old, &bytes)?;
+        if differs(&old, &bytes) {
+            let path = self.path(VECTORS_FILE);
+            atomic::write_atomic(&path, &bytes)
+                .map_err(|source| StoreError::Write { path, source })?;
+        }
         Ok(value)
     }
 
@@ -233,7 +326,8 @@ impl Store {
             return Ok(ClearReport::default());
         }
         let _lock = self.lock()?;
-        let (snap, _) = self.read_raw_lenient();
+        let generation = self.settle()?;
+        let snap = self.read_raw_lenient();
         let mut texts: Vec<String> = snap.records.iter().map(|r| r.text.clone()).collect();
         texts.extend(snap.archive.iter().map(|a| a.record.text.clone()));
         for c in &snap.corrections {
@@ -245,23 +339,20 @@ impl Store {
             archived: snap.archive.len(),
             corrections: snap.corrections.len(),
         };
-        for name in self.list_dir()? {
-            if name == LOCK_FILE || name == STATE_FILE {
-                continue;
-            }
-            let path = self.path(&name);
-            atomic::remove_durable(&path).map_err(|source| StoreError::Write { path, source })?;
-        }
+        let mut entries: Vec<Entry> = self
+            .list_dir()?
+            .into_iter()
+            .filter(|name| ![LOCK_FILE, STATE_FILE, JOURNAL_FILE].contains(&name.as_str()))
+            .map(|file| Entry::Remove { file })
+            .collect();
         // Bookkeeping stays (watermarks, the legacy marker) but not the last pass, whose
         // reason may quote a fact.
-        let mut state = snap.state;
-        state.last_pass = None;
-        if self.path(STATE_FILE).exists() {
-            let path = self.path(STATE_FILE);
-            let bytes = state_bytes(&state);
-            atomic::write_atomic(&path, &bytes)
-                .map_err(|source| StoreError::Write { path, source })?;
+        if let Some(old) = self.read_file(STATE_FILE)? {
+            let mut state = snap.state;
+            state.last_pass = None;
+            changed(&mut entries, STATE_FILE, &Some(old), state_bytes(&state));
         }
+        self.commit(generation, entries)?;
         self.verify_cleared(&texts)?;
         Ok(report)
     }
@@ -272,13 +363,14 @@ impl Store {
                 continue;
             }
             let path = self.path(&name);
-            if name != STATE_FILE {
+            if name != STATE_FILE && name != JOURNAL_FILE {
                 return Err(StoreError::ClearIncomplete { path });
             }
-            let content = fs::read_to_string(&path).map_err(|source| StoreError::Read {
+            let bytes = fs::read(&path).map_err(|source| StoreError::Read {
                 path: path.clone(),
                 source,
             })?;
+            let content = String::from_utf8_lossy(&bytes);
             let leaked = texts.iter().any(|t| {
                 let escaped = serde_json::to_string(t).expect("a string serialises");
                 let inner = escaped.trim_matches('"');
@@ -335,13 +427,21 @@ impl Store {
         Ok(())
     }
 
+    /// Read the files as they are. Only under the lock, after `settle`, are they one generation.
     fn read_raw(&self) -> Result<(Snapshot, RawFiles), StoreError> {
-        let raw = RawFiles {
+        self.parse(self.read_files()?)
+    }
+
+    fn read_files(&self) -> Result<RawFiles, StoreError> {
+        Ok(RawFiles {
             records: self.read_file(RECORDS_FILE)?,
             archive: self.read_file(ARCHIVE_FILE)?,
             corrections: self.read_file(CORRECTIONS_FILE)?,
             state: self.read_file(STATE_FILE)?,
-        };
+        })
+    }
+
+    fn parse(&self, raw: RawFiles) -> Result<(Snapshot, RawFiles), StoreError> {
         let mut snap = Snapshot::default();
         let mut corrupt = Vec::new();
         let (records, bad) = jsonl::parse(RECORDS_FILE, or_empty(&raw.records));
@@ -371,9 +471,9 @@ impl Store {
     }
 
     /// For `clear`: read what can be read, ignoring a bad state file.
-    fn read_raw_lenient(&self) -> (Snapshot, Option<RawFiles>) {
+    fn read_raw_lenient(&self) -> Snapshot {
         match self.read_raw() {
-            Ok((snap, raw)) => (snap, Some(raw)),
+            Ok((snap, _)) => snap,
             Err(_) => {
                 let mut snap = Snapshot::default();
                 for (file, records) in [(RECORDS_FILE, true), (ARCHIVE_FILE, false)] {
@@ -386,9 +486,112 @@ impl Store {
                         snap.archive = jsonl::parse(file, &bytes).0;
                     }
                 }
-                (snap, None)
+                snap
             }
         }
+    }
+
+    /// The journal, if there is one. One that cannot be read is an error, never skipped: a
+    /// pending one may hold the only copy of a committed change.
+    fn read_journal(&self) -> Result<Option<Journal>, StoreError> {
+        let Some(bytes) = self.read_file(JOURNAL_FILE)? else {
+            return Ok(None);
+        };
+        let path = self.path(JOURNAL_FILE);
+        match Journal::decode(&bytes) {
+            Ok(j) => Ok(Some(j)),
+            Err(JournalError::Newer(found)) => Err(StoreError::NewerFormat {
+                path,
+                found,
+                supported: journal::FORMAT,
+            }),
+            Err(JournalError::Bad(reason)) => Err(StoreError::BadFile { path, reason }),
+        }
+    }
+
+    /// Under the lock, before any change: remove what a crashed write left behind, and put a
+    /// transaction a crash cut short in place. Returns the generation.
+    fn settle(&self) -> Result<u64, StoreError> {
+        self.remove_leftovers()?;
+        let Some(journal) = self.read_journal()? else {
+            return Ok(0);
+        };
+        if journal.phase == Phase::Pending {
+            self.apply(&journal)
+                .map_err(|(path, source)| StoreError::Write { path, source })?;
+        }
+        Ok(journal.generation)
+    }
+
+    /// Remove the temp files of writes that died before renaming them (the journal's among
+    /// them): they may hold fact text, even text forgotten since. Only a writer holding the lock
+    /// makes temp files here, so under the lock every one is a leftover. A symlink at a temp name
+    /// is removed too (the link, not what it points to).
+    fn remove_leftovers(&self) -> Result<(), StoreError> {
+        let err = |source| StoreError::Read {
+            path: self.dir.clone(),
+            source,
+        };
+        for entry in fs::read_dir(&self.dir).map_err(err)? {
+            let entry = entry.map_err(err)?;
+            let name = entry.file_name();
+            if entry.file_type().map_err(err)?.is_dir()
+                || !atomic::is_temp_name(&name.to_string_lossy())
+            {
+                continue;
+            }
+            let path = entry.path();
+            atomic::remove_durable(&path).map_err(|source| StoreError::Write { path, source })?;
+        }
+        Ok(())
+    }
+
+    /// Under the lock: commit `entries` as generation `generation + 1`, put them in place, and
+    /// mark the journal done (see the module doc). No entries, no write at all.
+    fn commit(&self, generation: u64, entries: Vec<Entry>) -> Result<(), StoreError> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let path = self.path(JOURNAL_FILE);
+        let journal = Journal {
+            generation: generation + 1,
+            phase: Phase::Pending,
+            entries,
+        };
+        atomic::stage(&path, &journal.encode())
+            .and_then(atomic::Staged::install)
+            .map_err(|source| StoreError::Write {
+                path: path.clone(),
+                source,
+            })?;
+        // Committed: from here on an error leaves the change standing, finished by the next write.
+        atomic::sync_dir(&path)
+            .map_err(|source| (path, source))
+            .and_then(|()| self.apply(&journal))
+            .map_err(|(path, source)| StoreError::Unfinished { path, source })
+    }
+
+    /// Put every file of a committed journal in place, then mark it done. Idempotent: a file that
+    /// already holds its new bytes (or is already gone) is left alone.
+    fn apply(&self, journal: &Journal) -> Result<(), (PathBuf, io::Error)> {
+        for entry in &journal.entries {
+            let path = self.path(entry.file());
+            let result = match entry {
+                Entry::Write { bytes, .. } => match fs::read(&path) {
+                    Ok(now) if now == *bytes => Ok(()),
+                    _ => atomic::write_atomic(&path, bytes),
+                },
+                Entry::Remove { .. } => atomic::remove_durable(&path),
+            };
+            result.map_err(|e| (path, e))?;
+        }
+        let done = Journal {
+            generation: journal.generation,
+            phase: Phase::Done,
+            entries: Vec::new(),
+        };
+        let path = self.path(JOURNAL_FILE);
+        atomic::write_atomic(&path, &done.encode()).map_err(|e| (path, e))
     }
 
     fn read_file(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
@@ -400,34 +603,43 @@ impl Store {
         }
     }
 
-    /// Write `new` to `name` if it differs from what was read.
-    fn put(&self, name: &str, old: &Option<Vec<u8>>, new: &[u8]) -> Result<(), StoreError> {
-        let unchanged = match old {
-            Some(old) => old.as_slice() == new,
-            None => new.is_empty(),
-        };
-        if unchanged {
-            return Ok(());
-        }
-        let path = self.path(name);
-        atomic::write_atomic(&path, new).map_err(|source| StoreError::Write { path, source })
-    }
-
-    /// Append unreadable lines to `<file>.corrupt` before the file is rewritten without them:
-    /// one append and one fsync per file, however many lines.
-    fn move_aside(&self, corrupt: &[CorruptLine]) -> Result<(), StoreError> {
+    /// The `.corrupt` files with `corrupt`'s lines appended, all of a file's lines at once: they
+    /// are written in the same transaction that rewrites the file without them, so each line is
+    /// on disk exactly once, whatever happens.
+    fn moved_aside(&self, corrupt: &[CorruptLine]) -> Result<Vec<Entry>, StoreError> {
         let mut by_file: std::collections::BTreeMap<&str, Vec<u8>> = Default::default();
         for line in corrupt {
             let bytes = by_file.entry(line.file.as_str()).or_default();
             bytes.extend_from_slice(&line.bytes);
             bytes.push(b'\n');
         }
-        for (file, bytes) in by_file {
-            let path = self.path(&format!("{file}{CORRUPT_SUFFIX}"));
-            atomic::append_durable(&path, &bytes)
-                .map_err(|source| StoreError::Write { path, source })?;
+        let mut entries = Vec::new();
+        for (file, lines) in by_file {
+            let file = format!("{file}{CORRUPT_SUFFIX}");
+            let mut bytes = self.read_file(&file)?.unwrap_or_default();
+            bytes.extend_from_slice(&lines);
+            entries.push(Entry::Write { file, bytes });
         }
-        Ok(())
+        Ok(entries)
+    }
+}
+
+/// Whether `new` differs from a file's bytes as read (a missing file and an empty one are the
+/// same), so that unchanged files are not rewritten.
+fn differs(old: &Option<Vec<u8>>, new: &[u8]) -> bool {
+    match old {
+        Some(old) => old.as_slice() != new,
+        None => !new.is_empty(),
+    }
+}
+
+/// Add writing `new` to `name` to `entries` if it differs from what was read.
+fn changed(entries: &mut Vec<Entry>, name: &str, old: &Option<Vec<u8>>, new: Vec<u8>) {
+    if differs(old, &new) {
+        entries.push(Entry::Write {
+            file: name.to_string(),
+            bytes: new,
+        });
     }
 }
 
@@ -449,5 +661,23 @@ struct RawFiles {
     state: Option<Vec<u8>>,
 }
 
+impl RawFiles {
+    /// The files as `journal` leaves them.
+    fn overlay(&mut self, journal: &Journal) {
+        for (name, slot) in [
+            (RECORDS_FILE, &mut self.records),
+            (ARCHIVE_FILE, &mut self.archive),
+            (CORRECTIONS_FILE, &mut self.corrections),
+            (STATE_FILE, &mut self.state),
+        ] {
+            if let Some(bytes) = journal.outcome(name) {
+                *slot = bytes.map(<[u8]>::to_vec);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod crash_tests;
 #[cfg(test)]
 mod tests;

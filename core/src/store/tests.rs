@@ -163,9 +163,15 @@ fn clear_removes_every_trace_of_fact_text() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     left.sort();
-    assert_eq!(left, vec![LOCK_FILE, STATE_FILE]);
-    let state = fs::read_to_string(s.path(STATE_FILE)).unwrap();
-    assert!(!state.contains("secret"));
+    // The journal stays: it holds the generation number readers check, and no fact.
+    assert_eq!(left, vec![JOURNAL_FILE, LOCK_FILE, STATE_FILE]);
+    for file in [STATE_FILE, JOURNAL_FILE] {
+        let bytes = fs::read(s.path(file)).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("secret"),
+            "{file}"
+        );
+    }
     assert!(s.read().unwrap().state.legacy_imported, "bookkeeping kept");
 }
 
@@ -181,4 +187,100 @@ fn clear_detects_text_left_behind() {
     // A sub-folder cannot be removed by clear's file sweep; its absence of fact text is fine,
     // but a state file that names a fact must be caught by the read-back.
     assert!(s.verify_cleared(&["secret fact one".into()]).is_err());
+}
+
+/// #14, item 7a: a symlink planted at the temp name (here just before each temp file is made,
+/// as a racing attacker would) must not be followed: the file outside keeps its bytes and the
+/// write still succeeds.
+#[cfg(unix)]
+#[test]
+fn a_symlink_planted_at_the_temp_name_is_not_followed() {
+    use super::atomic::{Step, hook};
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    s.write(|snap| {
+        snap.records.push(rec("aaaa0001", "one"));
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
+    let outside = dir.path().join("outside.txt");
+    fs::write(&outside, "not the store's").unwrap();
+    let target = outside.clone();
+    let planted = std::rc::Rc::new(std::cell::Cell::new(0));
+    let count = std::rc::Rc::clone(&planted);
+    hook::set(move |step: Step, path: &Path| {
+        if step == Step::Create {
+            std::os::unix::fs::symlink(&target, path)?;
+            count.set(count.get() + 1);
+        }
+        Ok(())
+    });
+    let result = s.write(|snap| {
+        snap.records.push(rec("aaaa0002", "secret two"));
+        Ok::<_, StoreError>(())
+    });
+    hook::clear();
+    result.unwrap();
+    assert!(planted.get() >= 3, "journal, memory.jsonl, done journal");
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "not the store's");
+    for e in fs::read_dir(s.dir()).unwrap() {
+        let e = e.unwrap();
+        assert!(
+            !e.file_type().unwrap().is_symlink(),
+            "{:?} is a symlink",
+            e.file_name()
+        );
+    }
+    assert_eq!(s.read().unwrap().records.len(), 2);
+}
+
+/// Readers take no lock: one reading while another thread moves a fact between the live store
+/// and the archive, over and over, always finds it exactly once.
+#[test]
+fn a_reader_racing_a_writer_sees_each_fact_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    s.write(|snap| {
+        snap.records.push(rec("aaaa0001", "Moves back and forth"));
+        snap.records.push(rec("aaaa0002", "Stays"));
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let writer = store(dir.path()).with_wait(Duration::from_secs(5));
+            for _ in 0..60 {
+                writer
+                    .write(|snap| {
+                        if let Some(i) = snap.records.iter().position(|r| r.id == "aaaa0001") {
+                            let r = snap.records.remove(i);
+                            snap.archive.push(Archived {
+                                record: r,
+                                archived_at: now(),
+                                reason: ArchiveReason::Evicted,
+                            });
+                        } else {
+                            let a = snap.archive.pop().expect("archived");
+                            snap.records.push(a.record);
+                        }
+                        Ok::<_, StoreError>(())
+                    })
+                    .unwrap();
+            }
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        let mut reads = 0;
+        while !done.load(std::sync::atomic::Ordering::SeqCst) {
+            let snap = s.read().unwrap();
+            let n = snap.records.iter().filter(|r| r.id == "aaaa0001").count()
+                + snap
+                    .archive
+                    .iter()
+                    .filter(|a| a.record.id == "aaaa0001")
+                    .count();
+            assert_eq!(n, 1, "read {reads}: the fact is live or archived {n} times");
+            reads += 1;
+        }
+    });
 }
