@@ -416,15 +416,8 @@ impl Store {
             path: self.dir.clone(),
             source,
         };
-        if !self.dir.exists() {
-            fs::create_dir_all(&self.dir).map_err(err)?;
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                fs::set_permissions(&self.dir, fs::Permissions::from_mode(0o700)).map_err(err)?;
-            }
-        }
-        Ok(())
+        // Every folder created on the way (the data dir, memory/, the namespace) is 0700.
+        crate::fsutil::create_private_dir(&self.dir).map_err(err)
     }
 
     /// Read the files as they are. Only under the lock, after `settle`, are they one generation.

@@ -1,5 +1,5 @@
 //! The daemon's recall inputs, kept between turns: the store's records with their word index
-//! and vectors, re-read only when `memory.jsonl` or `memory.vec` change on disk, and the
+//! and vectors, re-read only when `memory.jsonl`, `memory.vec` or `.journal` change on disk, and the
 //! embedder, loaded on first use and kept while its path stays the same.
 
 use std::fs;
@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use localm_core::recall::lexical::LexicalIndex;
 use localm_core::record::Record;
 use localm_core::store::vectors::Vectors;
-use localm_core::store::{RECORDS_FILE, Store, StoreError, VECTORS_FILE};
+use localm_core::store::{JOURNAL_FILE, RECORDS_FILE, Store, StoreError, VECTORS_FILE};
 
 use crate::models::embedder::Bert;
 
@@ -25,7 +25,7 @@ fn file_key(path: &Path) -> FileKey {
 
 /// The store as recall last read it.
 pub struct Snapshot {
-    keys: (FileKey, FileKey),
+    keys: (FileKey, FileKey, FileKey),
     pub records: Vec<Record>,
     pub index: LexicalIndex,
     /// `None` when the sidecar could not be read (recall then degrades to lexical).
@@ -45,6 +45,8 @@ impl RecallCache {
         let keys = (
             file_key(&store.path(RECORDS_FILE)),
             file_key(&store.path(VECTORS_FILE)),
+            // A write a crash left half-applied is read from its journal.
+            file_key(&store.path(JOURNAL_FILE)),
         );
         let mut slot = self.snapshot.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = slot.as_ref().filter(|c| c.keys == keys) {
