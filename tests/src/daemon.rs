@@ -142,6 +142,13 @@ impl Daemon {
         self.wait_exit(40)
     }
 
+    /// Wait (up to `secs`) until the daemon's log (stderr, at debug level) contains `pattern`.
+    pub fn wait_for_log(&self, pattern: &str, secs: u64) {
+        self.wait_for(secs, &format!("{pattern:?} in the daemon's log"), || {
+            self.log().contains(pattern).then_some(())
+        });
+    }
+
     /// Poll `f` every 100 ms until it returns Some, up to `secs`.
     pub fn wait_for<T>(&self, secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
         let deadline = Instant::now() + Duration::from_secs(secs);

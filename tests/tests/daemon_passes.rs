@@ -36,6 +36,23 @@ fn passes_logged(d: &Daemon, trigger: &str) -> usize {
     d.log().matches(&format!("pass {trigger}: ")).count()
 }
 
+/// Check that the session log just written made the daemon decline an automatic pass for `why`,
+/// without a fixed sleep. For each session-log event the daemon logs its decision at once: either
+/// "automatic pass in Ns" (scheduled) or "no automatic pass: WHY". A settings change written after
+/// the session log reaches the event loop through the same ordered file-event queue, so once the
+/// daemon logs "settings reloaded" it has decided on every event of the session write.
+fn no_pass_scheduled(env: &Env, d: &Daemon, why: &str) {
+    env.run(&["settings", "set", "memory_recall_in_privacy", "true"])
+        .ok();
+    d.wait_for_log("settings reloaded", 30);
+    let log = d.log();
+    assert!(
+        log.contains(&format!("session log changed; no automatic pass: {why}")),
+        "{log}"
+    );
+    assert!(!log.contains("automatic pass in"), "{log}");
+}
+
 const FACTS: &[&str] = &[
     "My name is Dana and I work as a firmware engineer.",
     "I use Rust and I prefer vim for editing.",
@@ -94,14 +111,9 @@ fn privacy_mode_never_runs_a_pass() {
     };
     let d = env.daemon(&[("LOCALM_MEMORY_AUTO_INTERVAL", "1")]);
     write_session(&env, "s1", FACTS);
-    std::thread::sleep(Duration::from_secs(5));
+    no_pass_scheduled(&env, &d, "privacy mode");
     assert_eq!(passes_logged(&d, "auto"), 0, "{}", d.log());
     assert!(last_pass(&env).is_none());
-    assert!(
-        d.log().contains("no automatic pass: privacy mode"),
-        "{}",
-        d.log()
-    );
     assert!(!env.store_dir().join("memory.jsonl").exists());
 }
 
@@ -112,12 +124,12 @@ fn memory_enabled_off_stops_the_automatic_pass() {
         .ok();
     let d = env.daemon(&[("LOCALM_MEMORY_AUTO_INTERVAL", "1")]);
     write_session(&env, "s1", FACTS);
-    std::thread::sleep(Duration::from_secs(5));
+    no_pass_scheduled(&env, &d, "memory_enabled is off");
     assert_eq!(passes_logged(&d, "auto"), 0, "{}", d.log());
-    assert!(d.log().contains("memory_enabled is off"), "{}", d.log());
+    assert!(last_pass(&env).is_none());
 }
 
-/// Start a pass through the API on another thread; return once its child process runs.
+/// Start a pass through the API on another thread; return once its child process is in the model.
 fn pass_in_flight(d: &Daemon) -> (std::thread::JoinHandle<Option<u16>>, i32) {
     let socket = d.socket.clone();
     let call = std::thread::spawn(move || {
@@ -128,7 +140,26 @@ fn pass_in_flight(d: &Daemon) -> (std::thread::JoinHandle<Option<u16>>, i32) {
     let pid = d.wait_for(30, "the pass process", || {
         d.get("/api/health").json()["pass"]["pid"].as_i64()
     });
-    (call, pid as i32)
+    let pid = pid as i32;
+    model_mapped(d, pid);
+    (call, pid)
+}
+
+/// Wait until the pass process has mapped the GGUF (llama.cpp mmaps it): it is past start-up, in
+/// the model's work, where a stop request is honoured at the next prompt chunk or token.
+fn model_mapped(d: &Daemon, pid: i32) {
+    let maps = format!("/proc/{pid}/maps");
+    if !std::path::Path::new("/proc/self/maps").exists() {
+        // No /proc (macOS): fall back to a pause long enough to reach the model on a test machine.
+        std::thread::sleep(Duration::from_millis(500));
+        return;
+    }
+    d.wait_for(60, "the pass process to map the model", || {
+        fs::read_to_string(&maps)
+            .ok()?
+            .contains(".gguf")
+            .then_some(())
+    });
 }
 
 /// A long session, so the pass is still in the model when the test acts.
@@ -170,7 +201,6 @@ fn sigterm_during_a_pass_exits_cleanly_with_the_store_intact() {
     let before = store_files(&env);
     let mut d = env.daemon(&[]);
     let (call, child) = pass_in_flight(&d);
-    std::thread::sleep(Duration::from_millis(500));
     let status = d.stop();
     assert_eq!(status.code(), Some(0), "{}", d.log());
     assert!(!d.socket.exists());
@@ -193,7 +223,6 @@ fn a_pass_process_killed_mid_pass_fails_alone() {
     let before = store_files(&env);
     let d = env.daemon(&[]);
     let (call, child) = pass_in_flight(&d);
-    std::thread::sleep(Duration::from_millis(500));
     // SAFETY: kill(2) on the pass child this test found; touches no memory.
     unsafe { libc::kill(child, libc::SIGKILL) };
     assert_eq!(call.join().unwrap(), Some(500));

@@ -1,7 +1,7 @@
 //! The recall-quality evaluation on the project's labelled set (`tests/data/recall-eval.json`):
 //! hit@6 on on-topic queries and the share of off-topic queries that inject nothing, lexical vs
 //! semantic with the real all-MiniLM-L6-v2. Prints the table the README quotes; fails if quality
-//! drops below the floor.
+//! drops below the floor. The lexical floors need no model and are always checked.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use chrono::{DateTime, Utc};
@@ -42,6 +42,13 @@ struct Score {
     off_topic: usize,
     by_class: std::collections::BTreeMap<String, (usize, usize)>,
     injected: usize,
+}
+
+impl Score {
+    /// (hits, queries) of one query class; (0, 0) for a class the set lacks.
+    fn class(&self, c: &str) -> (usize, usize) {
+        self.by_class.get(c).copied().unwrap_or_default()
+    }
 }
 
 fn load() -> (Set, Vec<Record>) {
@@ -114,59 +121,75 @@ fn evaluate(set: &Set, records: &[Record], embedder: Option<&Bert>, vectors: &Ve
     s
 }
 
-#[test]
-fn recall_quality_lexical_vs_semantic() {
-    let (set, records) = load();
+fn evaluate_lexical(set: &Set, records: &[Record]) -> Score {
     eprintln!("lexical (BM25, no embedder):");
-    let lexical = evaluate(&set, &records, None, &Vectors::default());
+    evaluate(set, records, None, &Vectors::default())
+}
 
+/// Print the table the README quotes, one row per signal.
+fn table(rows: &[(&str, &Score)], n_queries: usize) {
+    eprintln!();
+    eprintln!(
+        "| signal | hit@6 (on-topic) | lexical-class hit@6 | paraphrase hit@6 | off-topic injecting nothing | facts injected per query |"
+    );
+    eprintln!("|---|---|---|---|---|---|");
+    for (name, s) in rows {
+        eprintln!(
+            "| {name} | {}/{} = {:.2} | {}/{} | {}/{} | {}/{} = {:.2} | {:.1} |",
+            s.hits,
+            s.on_topic,
+            s.hits as f32 / s.on_topic as f32,
+            s.class("lexical").0,
+            s.class("lexical").1,
+            s.class("paraphrase").0,
+            s.class("paraphrase").1,
+            s.empty_off,
+            s.off_topic,
+            s.empty_off as f32 / s.off_topic as f32,
+            s.injected as f32 / n_queries as f32,
+        );
+    }
+}
+
+// Floors at the quality measured when this set was written (README), so a regression fails.
+
+/// Lexical recall (BM25, no embedder) needs no model, so its floors are checked on every run.
+#[test]
+fn lexical_recall_quality() {
+    let (set, records) = load();
+    let lexical = evaluate_lexical(&set, &records);
+    table(&[("lexical BM25", &lexical)], set.queries.len());
+    assert!(lexical.class("lexical").0 >= 10, "{lexical:?}");
+    assert!(lexical.empty_off >= 9, "{lexical:?}");
+}
+
+/// Semantic recall with the real all-MiniLM-L6-v2, against lexical on the same set. With
+/// all-MiniLM-L6-v2 few paraphrases reach the spec's 0.55 cosine gate (the thresholds are set for
+/// bge-small-en-v1.5, whose cosines run higher); the semantic run must still find those, inject
+/// nothing on most off-topic turns, and not lose lexical hits.
+#[test]
+fn semantic_recall_quality_against_lexical() {
+    let (set, records) = load();
+    // Absent model: skipped, unless LOCALM_REQUIRE_MODELS is set (scripts/test), then it fails.
     let Some(model) = localm_tests::embed_model() else {
         return;
     };
+    let lexical = evaluate_lexical(&set, &records);
     let bert = Bert::load(&model).unwrap();
     let texts: Vec<&str> = records.iter().map(|r| r.text.as_str()).collect();
     let vecs = bert.embed(&texts).unwrap();
     let vectors = Vectors::new(entries_for(&records, vecs, bert.id()));
     eprintln!("semantic ({}):", bert.id());
     let semantic = evaluate(&set, &records, Some(&bert), &vectors);
-
-    eprintln!();
-    eprintln!(
-        "| signal | hit@6 (on-topic) | lexical-class hit@6 | paraphrase hit@6 | off-topic injecting nothing | facts injected per query |"
+    table(
+        &[("lexical BM25", &lexical), ("semantic MiniLM", &semantic)],
+        set.queries.len(),
     );
-    eprintln!("|---|---|---|---|---|---|");
-    for (name, s) in [("lexical BM25", &lexical), ("semantic MiniLM", &semantic)] {
-        let class = |c: &str| {
-            s.by_class
-                .get(c)
-                .map_or("-".into(), |(h, n)| format!("{h}/{n}"))
-        };
-        eprintln!(
-            "| {name} | {}/{} = {:.2} | {} | {} | {}/{} = {:.2} | {:.1} |",
-            s.hits,
-            s.on_topic,
-            s.hits as f32 / s.on_topic as f32,
-            class("lexical"),
-            class("paraphrase"),
-            s.empty_off,
-            s.off_topic,
-            s.empty_off as f32 / s.off_topic as f32,
-            s.injected as f32 / set.queries.len() as f32,
-        );
-    }
-    // Floors at the quality measured when this set was written (README), so a regression fails.
-    // With all-MiniLM-L6-v2 few paraphrases reach the spec's 0.55 cosine gate (the thresholds
-    // are set for bge-small-en-v1.5, whose cosines run higher); the semantic run must still
-    // find those, inject nothing on most off-topic turns, and not lose lexical hits.
-    let class = |s: &Score, c: &str| s.by_class[c].0;
-    assert!(class(&lexical, "lexical") >= 10 && class(&semantic, "lexical") >= 10);
-    assert!(class(&semantic, "paraphrase") >= 2, "{semantic:?}");
-    assert!(
-        semantic.empty_off >= 9 && lexical.empty_off >= 9,
-        "{semantic:?} {lexical:?}"
-    );
+    assert!(semantic.class("lexical").0 >= 10, "{semantic:?}");
+    assert!(semantic.class("paraphrase").0 >= 2, "{semantic:?}");
+    assert!(semantic.empty_off >= 9, "{semantic:?}");
     assert!(
         semantic.injected < lexical.injected,
-        "no fallback padding with semantics"
+        "no fallback padding with semantics: {semantic:?} {lexical:?}"
     );
 }
