@@ -908,3 +908,49 @@ fn status_observes_without_taking_the_daemon_lock() {
     let lock = fs::read_to_string(env.data_dir().join("daemon.lock")).unwrap_or_default();
     assert!(!lock.contains("localm status"), "{lock}");
 }
+
+#[test]
+fn reads_do_not_queue_behind_writes_waiting_for_the_lock() {
+    use std::io::{Read, Write};
+    let env = log_env();
+    let d = env.daemon(&[]);
+    d.post("/api/memory/append", &json!({"text": "Existing fact"}));
+    let lock = StoreLock::acquire(
+        &env.store_dir().join(".lock"),
+        "test-holder",
+        Duration::ZERO,
+    )
+    .unwrap();
+    // More writes than the blocking pool has threads, each waiting ~2 s for the held lock. They
+    // are all sent before the read.
+    let mut writes: Vec<std::os::unix::net::UnixStream> = (0..10)
+        .map(|i| {
+            let body = json!({"text": format!("Blocked fact {i}")}).to_string();
+            let mut s = std::os::unix::net::UnixStream::connect(&d.socket).unwrap();
+            write!(
+                s,
+                "POST /api/memory/append HTTP/1.1\r\nHost: l\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .unwrap();
+            s
+        })
+        .collect();
+    let read = d.get("/api/memory");
+    assert_eq!(read.status, 200, "{}", read.body);
+    // The read was answered while every write still waited for the lock: none has answered yet.
+    for s in &mut writes {
+        s.set_nonblocking(true).unwrap();
+        let mut buf = [0u8; 1];
+        let pending =
+            matches!(s.read(&mut buf), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock);
+        assert!(pending, "a write answered before the read");
+    }
+    drop(lock);
+    for mut s in writes {
+        s.set_nonblocking(false).unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        assert!(out.starts_with("HTTP/1.1 "), "{out}");
+    }
+}

@@ -77,7 +77,7 @@ pub fn main(opts: Options) -> anyhow::Result<()> {
         .context("cannot create the sessions folder")?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        .max_blocking_threads(8)
+        .max_blocking_threads(state::BLOCKING_THREADS)
         .thread_keep_alive(Duration::from_secs(10))
         .build()
         .context("cannot start the runtime")?;

@@ -34,12 +34,20 @@ pub struct ModeSources {
     pub env: Option<String>,
 }
 
+/// Threads of the runtime's blocking pool (store work, query embedding).
+pub const BLOCKING_THREADS: usize = 8;
+/// Store writes that may wait on the blocking pool at once: half of it, so reads never queue
+/// behind writers waiting (up to about 2 s each) for a lock another process holds.
+pub const WRITERS: usize = BLOCKING_THREADS / 2;
+
 pub struct Shared {
     pub data_dir: PathBuf,
     pub store: Store,
     pub recall: RecallCache,
     pub reinforcer: Reinforcer,
     pub children: Children,
+    /// Permits for store writes on the blocking pool ([`WRITERS`]).
+    pub writers: tokio::sync::Semaphore,
     pub started: Instant,
     config: Arc<RwLock<Config>>,
     sources: ModeSources,
@@ -64,6 +72,7 @@ impl Shared {
             data_dir,
             recall: RecallCache::default(),
             children,
+            writers: tokio::sync::Semaphore::new(WRITERS),
             started: Instant::now(),
             config,
             sources,

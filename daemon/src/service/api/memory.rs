@@ -49,6 +49,9 @@ async fn write<T: Send + 'static>(
     op: impl FnOnce(&Ctx) -> Result<Committed<T>, ManageError> + Send + 'static,
 ) -> Result<T, ApiError> {
     let mode = writable(s, what)?;
+    // A write may wait ~2 s for the store lock on a blocking thread; only a few at once, so the
+    // pool keeps threads for reads.
+    let _permit = s.writers.acquire().await.map_err(ApiError::internal)?;
     let shared = Arc::clone(s);
     blocking(move || Ok(op(&shared.ctx(mode))?.value)).await
 }
@@ -211,6 +214,8 @@ pub async fn restore(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Re
 /// the proposal file, which is a write).
 pub async fn corrections(State(s): State<Arc<Shared>>) -> Reply {
     let mode = s.config().mode;
+    // Listing prunes the proposal file (a write, under the lock): it counts as a writer.
+    let _permit = s.writers.acquire().await.map_err(ApiError::internal)?;
     let shared = Arc::clone(&s);
     let pending = blocking(move || Ok(manage::corrections(&shared.ctx(mode))?.value)).await?;
     #[derive(Serialize)]
