@@ -91,6 +91,29 @@ pub struct Record {
 }
 
 impl Record {
+    /// A record created and last updated at `at`, never recalled, with no provenance.
+    pub fn new(
+        id: &str,
+        text: &str,
+        kind: Kind,
+        source: Source,
+        importance: f32,
+        at: DateTime<Utc>,
+    ) -> Record {
+        Record {
+            id: id.into(),
+            text: text.into(),
+            kind,
+            source,
+            importance,
+            created_at: at,
+            updated_at: at,
+            last_recalled_at: None,
+            recall_count: 0,
+            provenance: Provenance::default(),
+        }
+    }
+
     /// The importance a record of `source` may carry: clamped to 0–1, synth capped at 0.85.
     pub fn clamp_importance(source: Source, importance: f32) -> f32 {
         let cap = if source == Source::Synth {

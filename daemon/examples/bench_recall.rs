@@ -14,7 +14,7 @@ use localm_core::engine::Embedder;
 use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
 use localm_core::recall::{Degrade, Semantic, plan_semantic, recall};
-use localm_core::record::{Kind, Provenance, Record, Source};
+use localm_core::record::{Kind, Record, Source};
 use localm_core::store::vectors::{Vectors, entries_for};
 
 const SUBJECTS: &[&str] = &[
@@ -47,30 +47,28 @@ const VERBS: &[&str] = &[
 fn records() -> Vec<Record> {
     let t: DateTime<Utc> = "2026-03-01T00:00:00Z".parse().unwrap();
     (0..256)
-        .map(|i| Record {
-            id: format!("{i:08x}"),
-            text: format!(
-                "The user {} {} (note {i}, detail {})",
-                VERBS[i % VERBS.len()],
-                SUBJECTS[i % SUBJECTS.len()],
-                i * 7 % 13
-            ),
-            kind: if i % 5 == 0 {
-                Kind::Episodic
-            } else {
-                Kind::Semantic
-            },
-            source: if i % 3 == 0 {
-                Source::Synth
-            } else {
-                Source::User
-            },
-            importance: 0.5 + (i % 5) as f32 / 10.0,
-            created_at: t,
-            updated_at: t,
-            last_recalled_at: None,
-            recall_count: 0,
-            provenance: Provenance::default(),
+        .map(|i| {
+            Record::new(
+                &format!("{i:08x}"),
+                &format!(
+                    "The user {} {} (note {i}, detail {})",
+                    VERBS[i % VERBS.len()],
+                    SUBJECTS[i % SUBJECTS.len()],
+                    i * 7 % 13
+                ),
+                if i % 5 == 0 {
+                    Kind::Episodic
+                } else {
+                    Kind::Semantic
+                },
+                if i % 3 == 0 {
+                    Source::Synth
+                } else {
+                    Source::User
+                },
+                0.5 + (i % 5) as f32 / 10.0,
+                t,
+            )
         })
         .collect()
 }

@@ -15,7 +15,7 @@ use localm_core::engine::Embedder;
 use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
 use localm_core::recall::{Input, run};
-use localm_core::record::{Kind, Provenance, Record, Source};
+use localm_core::record::{Kind, Record, Source};
 use localm_core::store::vectors::{Vectors, entries_for};
 use serde::Deserialize;
 
@@ -74,21 +74,19 @@ fn records(set: &Set) -> Vec<Record> {
     let t: DateTime<Utc> = "2026-03-01T00:00:00Z".parse().expect("a date");
     set.facts
         .iter()
-        .map(|f| Record {
-            id: f.id.clone(),
-            text: f.text.clone(),
-            kind: if f.kind == "episodic" {
-                Kind::Episodic
-            } else {
-                Kind::Semantic
-            },
-            source: Source::User,
-            importance: 0.8,
-            created_at: t,
-            updated_at: t,
-            last_recalled_at: None,
-            recall_count: 0,
-            provenance: Provenance::default(),
+        .map(|f| {
+            Record::new(
+                &f.id,
+                &f.text,
+                if f.kind == "episodic" {
+                    Kind::Episodic
+                } else {
+                    Kind::Semantic
+                },
+                Source::User,
+                0.8,
+                t,
+            )
         })
         .collect()
 }

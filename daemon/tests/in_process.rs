@@ -13,7 +13,7 @@ use localm::service::cadence::Intervals;
 use localm::service::children::Children;
 use localm::service::state::{ModeSources, Shared};
 use localm::service::{Listeners, run};
-use localm_core::record::{Kind, Provenance, Record, Source};
+use localm_core::record::{Kind, Record, Source};
 use localm_core::store::{Store, StoreError};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
@@ -30,18 +30,14 @@ fn data_dir() -> tempfile::TempDir {
     let now = Utc::now();
     Store::new(dir.path(), "chat", "test")
         .write(|snap| {
-            snap.records.push(Record {
-                id: "aaaa0001".into(),
-                text: "User prefers green tea".into(),
-                kind: Kind::Semantic,
-                source: Source::User,
-                importance: 0.8,
-                created_at: now,
-                updated_at: now,
-                last_recalled_at: None,
-                recall_count: 0,
-                provenance: Provenance::default(),
-            });
+            snap.records.push(Record::new(
+                "aaaa0001",
+                "User prefers green tea",
+                Kind::Semantic,
+                Source::User,
+                0.8,
+                now,
+            ));
             Ok::<_, StoreError>(())
         })
         .unwrap();

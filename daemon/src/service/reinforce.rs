@@ -116,7 +116,7 @@ mod tests {
     use std::sync::atomic::{AtomicBool, Ordering};
 
     use chrono::Utc;
-    use localm_core::record::{Kind, Provenance, Record, Source};
+    use localm_core::record::{Kind, Record, Source};
 
     use super::*;
 
@@ -125,18 +125,14 @@ mod tests {
         store
             .write(|snap| {
                 let now = Utc::now();
-                snap.records.push(Record {
-                    id: "aaaa0001".into(),
-                    text: "Prefers green tea".into(),
-                    kind: Kind::Semantic,
-                    source: Source::User,
-                    importance: 0.8,
-                    created_at: now,
-                    updated_at: now,
-                    last_recalled_at: None,
-                    recall_count: 0,
-                    provenance: Provenance::default(),
-                });
+                snap.records.push(Record::new(
+                    "aaaa0001",
+                    "Prefers green tea",
+                    Kind::Semantic,
+                    Source::User,
+                    0.8,
+                    now,
+                ));
                 Ok::<_, StoreError>(())
             })
             .unwrap();
