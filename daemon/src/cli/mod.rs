@@ -123,7 +123,8 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct DaemonArgs {
     /// The control socket [default: $XDG_RUNTIME_DIR/localm/memory.sock, else
-    /// <data dir>/run/memory.sock]
+    /// <data dir>/run/memory.sock]. A missing folder is created 0700; an existing one is used as
+    /// it is. Only a stale socket at PATH is ever replaced.
     #[arg(long, value_name = "PATH")]
     pub socket: Option<PathBuf>,
     /// Also serve the API on this loopback address (e.g. 127.0.0.1:8765), guarded by the token
