@@ -4,10 +4,12 @@
 use super::plan::Candidate;
 use crate::engine::Embedder;
 use crate::recall::lexical::{LexicalIndex, content_words};
-use crate::recall::rank::COSINE_GATE;
 use crate::record::Record;
 use crate::store::Snapshot;
 use crate::store::vectors::Vectors;
+
+/// A fact with no shared word is a neighbour from this cosine up.
+const RELATED_COSINE: f32 = 0.55;
 
 /// Existing facts a candidate is compared against.
 const NEIGHBOURS: usize = 4;
@@ -55,7 +57,7 @@ impl<'a> Existing<'a> {
         let mut scored: Vec<(usize, f32)> = (0..records.len())
             .filter_map(|i| {
                 let cos = cosines[i].unwrap_or(0.0);
-                let related = bm25[i] > 0.0 || cos >= COSINE_GATE;
+                let related = bm25[i] > 0.0 || cos >= RELATED_COSINE;
                 related.then_some((i, bm25[i].min(10.0) / 10.0 + cos))
             })
             .collect();

@@ -19,6 +19,114 @@ const STOP_WORDS: &[&str] = &[
     "today", "one", "make", "go", "going", "say", "said", "see",
 ];
 
+/// Generic words that still say a little (counts, places, times, everyday verbs): "How far
+/// away is Mars?" shares "away" with "User's cat ran away" without being about it. They count
+/// at [`WEAK_WEIGHT`] of their IDF; so does any number.
+const WEAK_WORDS: &[&str] = &[
+    "many",
+    "much",
+    "few",
+    "lot",
+    "lots",
+    "several",
+    "number",
+    "amount",
+    "far",
+    "away",
+    "near",
+    "top",
+    "bottom",
+    "left",
+    "right",
+    "center",
+    "centre",
+    "middle",
+    "side",
+    "back",
+    "front",
+    "point",
+    "time",
+    "year",
+    "month",
+    "week",
+    "day",
+    "first",
+    "last",
+    "next",
+    "ago",
+    "long",
+    "old",
+    "new",
+    "later",
+    "soon",
+    "early",
+    "late",
+    "use",
+    "take",
+    "put",
+    "give",
+    "write",
+    "look",
+    "find",
+    "want",
+    "need",
+    "like",
+    "feel",
+    "keep",
+    "start",
+    "stop",
+    "set",
+    "try",
+    "help",
+    "show",
+    "call",
+    "come",
+    "become",
+    "mean",
+    "good",
+    "bad",
+    "best",
+    "better",
+    "big",
+    "small",
+    "great",
+    "little",
+    "high",
+    "low",
+    "real",
+    "sure",
+    "kind",
+    "type",
+    "sort",
+    "different",
+    "difference",
+    "between",
+    "off",
+    "half",
+    "whole",
+    "part",
+    "stuff",
+    "ever",
+    "still",
+    "even",
+    "another",
+    "each",
+    "every",
+    "own",
+];
+
+/// What a weak word or a number weighs, as a fraction of its IDF.
+pub const WEAK_WEIGHT: f32 = 0.5;
+
+/// Whether `w` (a content word) is generic: a weak word or a number.
+pub fn is_weak(w: &str) -> bool {
+    static SET: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    SET.get_or_init(|| WEAK_WORDS.iter().copied().collect())
+        .contains(w)
+        || w.chars().all(|c| c.is_ascii_digit() || c == '.')
+}
+
 fn is_stop_word(w: &str) -> bool {
     static SET: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
         std::sync::OnceLock::new();
@@ -144,6 +252,62 @@ impl LexicalIndex {
         t
     }
 
+    /// The inverse document frequency of a word held by `df` of the facts (BM25's, always > 0).
+    fn idf(&self, df: u32) -> f32 {
+        let n = self.docs.len() as f32;
+        let df = df as f32;
+        ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+    }
+
+    /// The query's distinct content words weighted by IDF, generic ones at [`WEAK_WEIGHT`]. A
+    /// word no fact holds weighs as much as the rarest word some fact holds: it is part of what
+    /// the query is about, and no fact has it.
+    pub fn weigh(&self, query_words: &[String]) -> Weighed {
+        let mut words: Vec<&String> = query_words.iter().collect();
+        words.sort_unstable();
+        words.dedup();
+        let mut terms = Vec::new();
+        let mut mass = 0.0;
+        for w in words {
+            let id = self.vocab.get(w).copied();
+            let df = id.map_or(1, |id| self.df[id as usize]);
+            let weight = self.idf(df) * if is_weak(w) { WEAK_WEIGHT } else { 1.0 };
+            mass += weight;
+            if let Some(id) = id {
+                terms.push((id, weight));
+            }
+        }
+        terms.sort_unstable_by_key(|t| t.0);
+        Weighed { terms, mass }
+    }
+
+    /// The share of the query's weight that document `i` holds: 0 (no shared word) to 1 (every
+    /// query word). An absolute scale: it does not depend on how well the other facts match.
+    pub fn share(&self, i: usize, q: &Weighed) -> f32 {
+        if q.mass <= 0.0 {
+            return 0.0;
+        }
+        let held: f32 = q
+            .terms
+            .iter()
+            .filter(|(id, _)| self.docs[i].contains(id))
+            .map(|(_, idf)| idf)
+            .sum();
+        held / q.mass
+    }
+
+    /// The words of `q` that document `i` holds.
+    pub fn shared_words(&self, i: usize, q: &Weighed) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for (word, id) in &self.vocab {
+            if q.terms.iter().any(|t| t.0 == *id) && self.docs[i].contains(id) {
+                names.push(word);
+            }
+        }
+        names.sort_unstable();
+        names
+    }
+
     /// BM25 score of each document for the query terms; 0 when no word is shared.
     pub fn scores(&self, terms: &[u32]) -> Vec<f32> {
         let n = self.docs.len() as f32;
@@ -173,6 +337,16 @@ impl LexicalIndex {
     }
 }
 
+/// A query's distinct content words with their IDF weights, and the weight of all of them
+/// (words no fact holds included).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Weighed {
+    /// Words some fact holds: (word id, weight), by id.
+    pub terms: Vec<(u32, f32)>,
+    /// The weight of every distinct query word.
+    pub mass: f32,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,6 +367,28 @@ mod tests {
             vec!["c++", "c#", "linux", "6"]
         );
         assert!(content_words("yes, do that").is_empty());
+    }
+
+    #[test]
+    fn share_is_absolute_and_generic_words_weigh_little() {
+        let idx = LexicalIndex::new([
+            "User's cat ran away last year",
+            "User has many plants at home",
+            "Works on a printer firmware project",
+        ]);
+        let q = |text: &str| idx.weigh(&content_words(text));
+        // One weak word among unknown ones holds a small share, however it ranks.
+        let mars = q("How far away is Mars?");
+        assert!(idx.share(0, &mars) <= 0.25, "{}", idx.share(0, &mars));
+        let tabs = q("How many tabs can Firefox open?");
+        assert!(idx.share(1, &tabs) < 0.2, "{}", idx.share(1, &tabs));
+        // The fact holding every query word holds all of its weight.
+        let fw = q("printer firmware");
+        assert!((idx.share(2, &fw) - 1.0).abs() < 1e-6);
+        assert_eq!(idx.share(0, &fw), 0.0);
+        assert_eq!(idx.shared_words(2, &fw), vec!["firmware", "printer"]);
+        // Numbers are generic too.
+        assert!(is_weak("3") && is_weak("2.5") && is_weak("many") && !is_weak("firmware"));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! importance, within 6 facts and 1,200 characters; the result says how it degraded, if it did.
 
 pub mod block;
+pub mod gate;
 pub mod lexical;
 pub mod query;
 pub mod rank;
@@ -10,6 +11,7 @@ pub mod rank;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use self::gate::Gates;
 use self::lexical::{LexicalIndex, content_words};
 use self::query::Query;
 use self::rank::{Gate, Scored, Signals, is_first_person_question, rank};
@@ -123,6 +125,10 @@ pub struct Recall {
     /// The injected facts in rank order.
     pub items: Vec<Item>,
     pub degrade: Option<Degrade>,
+    /// The gate this turn used (which model's calibration, and its thresholds).
+    pub gates: Gates,
+    /// Whether the message was taken to be about the user (the lower threshold applied).
+    pub about_user: bool,
     /// Every record, best first.
     #[serde(skip)]
     pub candidates: Vec<Candidate>,
@@ -135,6 +141,8 @@ impl Recall {
             block: String::new(),
             items: Vec::new(),
             degrade,
+            gates: gate::LEXICAL,
+            about_user: false,
             candidates: Vec::new(),
         }
     }
@@ -198,31 +206,34 @@ pub fn recall(
     if records.is_empty() {
         return Recall::none(degrade);
     }
-    let words = index.terms(&content_words(&query.text));
-    let bm25 = index.scores(&words);
-    let best = bm25.iter().copied().fold(0.0f32, f32::max);
+    let weighed = index.weigh(&content_words(&query.text));
+    let (gates, model) = match semantic {
+        Semantic::Ready { model, .. } => (gate::for_model(model), Some(*model)),
+        Semantic::Unavailable(_) => (gate::LEXICAL, None),
+    };
+    let about_user = gate::is_about_user(&query.text);
     let signals: Vec<Signals> = records
         .iter()
         .enumerate()
         .map(|(i, r)| Signals {
-            shares_word: index.shares_word(i, &words),
-            lexical: if best > 0.0 { bm25[i] / best } else { 0.0 },
-            cosine: match semantic {
-                Semantic::Ready {
-                    query,
-                    vectors,
-                    model,
-                } => vectors.similarity(r, model, query),
-                Semantic::Unavailable(_) => None,
+            share: index.share(i, &weighed),
+            cosine: match (semantic, model) {
+                (Semantic::Ready { query, vectors, .. }, Some(model)) => {
+                    vectors.similarity(r, model, query)
+                }
+                _ => None,
             },
         })
         .collect();
-    let mut ranked = rank(records, &signals, now);
+    let mut ranked = rank(records, &signals, &gates, about_user, now);
     let nothing = ranked.iter().all(|s| s.gate == Gate::Rejected);
     if nothing && degrade.is_some() && is_first_person_question(&query.latest) {
         fallback(records, &mut ranked);
     }
-    choose(records, ranked, degrade)
+    let mut result = choose(records, ranked, degrade);
+    result.gates = gates;
+    result.about_user = about_user;
+    result
 }
 
 /// The first-person fallback: the strongest user/import facts, at most 2.
@@ -275,6 +286,8 @@ fn choose(records: &[Record], ranked: Vec<Scored>, degrade: Option<Degrade>) -> 
         block: block::render(&lines),
         items,
         degrade,
+        gates: gate::LEXICAL,
+        about_user: false,
         candidates,
     }
 }

@@ -1,9 +1,11 @@
-//! Ranking: the relevance gate and the 0.5 / 0.3 / 0.2 blend of relevance, recency and
-//! importance. A pure function of the records, their relevance signals and `now`.
+//! Ranking: the relevance gate (`gate.rs`) applied to each fact, and the 0.5 / 0.3 / 0.2 blend
+//! of relevance, recency and importance. A pure function of the records, their relevance
+//! signals, the gates and `now`.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::gate::Gates;
 use crate::record::{Record, Source};
 
 pub const W_RELEVANCE: f32 = 0.5;
@@ -11,10 +13,6 @@ pub const W_RECENCY: f32 = 0.3;
 pub const W_IMPORTANCE: f32 = 0.2;
 /// Recency time constant for synthesized memories, in days.
 pub const RECENCY_TAU_DAYS: f32 = 30.0;
-/// A fact matching only by meaning qualifies at this cosine…
-pub const COSINE_GATE: f32 = 0.55;
-/// …or at this one once some fact shares a content word with the query.
-pub const COSINE_GATE_STRICT: f32 = 0.75;
 /// At most this many facts are injected.
 pub const MAX_FACTS: usize = 6;
 /// Facts the first-person fallback brings in at most.
@@ -24,9 +22,9 @@ pub const FALLBACK_FACTS: usize = 2;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Gate {
-    /// Shares a content word with the query.
+    /// Without embeddings: it holds enough of the query's word weight.
     SharedWord,
-    /// Cosine at or above the threshold in force.
+    /// With embeddings: cosine plus word share reach the model's threshold.
     Similar,
     /// Brought in by the first-person fallback.
     Fallback,
@@ -37,9 +35,9 @@ pub enum Gate {
 /// One record's signals for one query.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Signals {
-    pub shares_word: bool,
-    /// BM25, normalised to 0–1 by the best score of this query.
-    pub lexical: f32,
+    /// The share of the query's word weight this fact holds, 0–1 (absolute, not relative to
+    /// the best fact).
+    pub share: f32,
     /// Cosine similarity, when the semantic signal is in use.
     pub cosine: Option<f32>,
 }
@@ -55,7 +53,8 @@ pub struct Scored {
     pub gate: Gate,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cosine: Option<f32>,
-    pub shares_word: bool,
+    /// The share of the query's word weight the fact holds.
+    pub share: f32,
 }
 
 /// exp(−age / 30 days) for synth, measured from the last update or recall; 1 for user/import.
@@ -70,30 +69,26 @@ pub fn recency(r: &Record, now: DateTime<Utc>) -> f32 {
     (-age_days / RECENCY_TAU_DAYS).exp()
 }
 
-/// Gate and score every record; returned best first (gate-rejected ones last).
-pub fn rank(records: &[Record], signals: &[Signals], now: DateTime<Utc>) -> Vec<Scored> {
-    let any_word = signals.iter().any(|s| s.shares_word);
-    let threshold = if any_word {
-        COSINE_GATE_STRICT
-    } else {
-        COSINE_GATE
-    };
+/// Gate and score every record; returned best first (gate-rejected ones last). `about_user`
+/// says whether the message is about the user (the gate is lower then).
+pub fn rank(
+    records: &[Record],
+    signals: &[Signals],
+    gates: &Gates,
+    about_user: bool,
+    now: DateTime<Utc>,
+) -> Vec<Scored> {
     let mut out: Vec<Scored> = records
         .iter()
         .zip(signals)
         .enumerate()
         .map(|(index, (r, s))| {
-            let gate = if s.shares_word {
-                Gate::SharedWord
-            } else if s.cosine.is_some_and(|c| c >= threshold) {
-                Gate::Similar
-            } else {
-                Gate::Rejected
+            let gate = match (gates.passes(s.share, s.cosine, about_user), s.cosine) {
+                (false, _) => Gate::Rejected,
+                (true, None) => Gate::SharedWord,
+                (true, Some(_)) => Gate::Similar,
             };
-            let relevance = match s.cosine {
-                Some(c) => c.clamp(0.0, 1.0),
-                None => s.lexical,
-            };
+            let relevance = gates.relevance(s.share, s.cosine);
             let recency = recency(r, now);
             let importance = r.importance.clamp(0.0, 1.0);
             Scored {
@@ -104,7 +99,7 @@ pub fn rank(records: &[Record], signals: &[Signals], now: DateTime<Utc>) -> Vec<
                 score: W_RELEVANCE * relevance + W_RECENCY * recency + W_IMPORTANCE * importance,
                 gate,
                 cosine: s.cosine,
-                shares_word: s.shares_word,
+                share: s.share,
             }
         })
         .collect();
@@ -124,12 +119,7 @@ pub fn is_first_person_question(text: &str) -> bool {
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
         .filter(|w| !w.is_empty())
         .collect();
-    let first_person = words.iter().any(|w| {
-        matches!(
-            *w,
-            "i" | "me" | "my" | "mine" | "myself" | "i'm" | "i've" | "i'd"
-        )
-    });
+    let first_person = super::gate::is_about_user(&lower);
     let question = lower.trim_end().ends_with('?')
         || words.first().is_some_and(|w| {
             matches!(
@@ -162,6 +152,7 @@ pub fn is_first_person_question(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recall::gate::{DEFAULT, LEXICAL, MINILM_L6};
 
     fn at(s: &str) -> DateTime<Utc> {
         s.parse().unwrap()
@@ -174,12 +165,14 @@ mod tests {
         }
     }
 
-    fn sig(shares_word: bool, cosine: Option<f32>) -> Signals {
-        Signals {
-            shares_word,
-            lexical: if shares_word { 1.0 } else { 0.0 },
-            cosine,
-        }
+    fn sig(share: f32, cosine: Option<f32>) -> Signals {
+        Signals { share, cosine }
+    }
+
+    fn gates_of(s: &[Scored]) -> Vec<Gate> {
+        let mut v = s.to_vec();
+        v.sort_by_key(|x| x.index);
+        v.iter().map(|x| x.gate).collect()
     }
 
     #[test]
@@ -207,44 +200,50 @@ mod tests {
     fn blend_is_half_relevance_three_tenths_recency_one_fifth_importance() {
         let now = at("2026-03-01T00:00:00Z");
         let r = [rec(Source::User, 0.5, "2026-03-01T00:00:00Z")];
-        let s = rank(&r, &[sig(false, Some(0.6))], now);
+        let s = rank(&r, &[sig(0.0, Some(0.6))], &MINILM_L6, true, now);
         assert!((s[0].score - (0.5 * 0.6 + 0.3 * 1.0 + 0.2 * 0.5)).abs() < 1e-6);
+        // Words add to meaning: relevance = cosine + 0.5 × share for MiniLM.
+        let s = rank(&r, &[sig(0.4, Some(0.5))], &MINILM_L6, true, now);
+        assert!((s[0].relevance - 0.7).abs() < 1e-6);
+        // Without embeddings, relevance is the word share itself.
+        let s = rank(&r, &[sig(0.4, None)], &LEXICAL, true, now);
+        assert!((s[0].relevance - 0.4).abs() < 1e-6);
     }
 
     #[test]
-    fn gate_thresholds() {
+    fn gate_depends_on_the_model_and_on_whom_the_message_is_about() {
         let now = at("2026-03-01T00:00:00Z");
-        let r = vec![rec(Source::User, 0.5, "2026-03-01T00:00:00Z"); 3];
-        // Nobody shares a word: 0.55 is enough, 0.54 is not.
-        let s = rank(
-            &r,
-            &[
-                sig(false, Some(0.55)),
-                sig(false, Some(0.54)),
-                sig(false, None),
-            ],
-            now,
+        let r = vec![rec(Source::User, 0.5, "2026-03-01T00:00:00Z"); 4];
+        let signals = [
+            sig(0.0, Some(0.35)), // a paraphrase
+            sig(0.3, Some(0.05)), // one shared word, unrelated meaning
+            sig(0.8, Some(0.5)),  // words and meaning
+            sig(0.0, Some(0.1)),  // nothing
+        ];
+        use Gate::{Rejected, Similar};
+        assert_eq!(
+            gates_of(&rank(&r, &signals, &MINILM_L6, true, now)),
+            vec![Similar, Rejected, Similar, Rejected]
         );
-        let gates: Vec<Gate> = {
-            let mut v = s.clone();
-            v.sort_by_key(|x| x.index);
-            v.iter().map(|x| x.gate).collect()
-        };
-        assert_eq!(gates, vec![Gate::Similar, Gate::Rejected, Gate::Rejected]);
-        // Once one shares a word, similarity alone needs 0.75.
-        let s = rank(
-            &r,
-            &[
-                sig(true, Some(0.1)),
-                sig(false, Some(0.74)),
-                sig(false, Some(0.75)),
-            ],
-            now,
+        assert_eq!(
+            gates_of(&rank(&r, &signals, &MINILM_L6, false, now)),
+            vec![Rejected, Rejected, Similar, Rejected]
         );
-        let mut v = s.clone();
-        v.sort_by_key(|x| x.index);
-        let gates: Vec<Gate> = v.iter().map(|x| x.gate).collect();
-        assert_eq!(gates, vec![Gate::SharedWord, Gate::Rejected, Gate::Similar]);
+        // An uncalibrated model is stricter: the paraphrase at 0.35 does not pass.
+        assert_eq!(
+            gates_of(&rank(&r, &signals, &DEFAULT, true, now)),
+            vec![Rejected, Rejected, Similar, Rejected]
+        );
+        // Lexical: shares only.
+        let lex = [sig(0.15, None), sig(0.3, None), sig(0.0, None)];
+        assert_eq!(
+            gates_of(&rank(&r[..3], &lex, &LEXICAL, true, now)),
+            vec![Gate::SharedWord, Gate::SharedWord, Rejected]
+        );
+        assert_eq!(
+            gates_of(&rank(&r[..3], &lex, &LEXICAL, false, now)),
+            vec![Rejected, Rejected, Rejected]
+        );
     }
 
     #[test]
@@ -257,7 +256,9 @@ mod tests {
         ];
         let s = rank(
             &r,
-            &[sig(false, None), sig(true, None), sig(true, None)],
+            &[sig(0.0, None), sig(0.5, None), sig(0.5, None)],
+            &LEXICAL,
+            true,
             now,
         );
         let order: Vec<usize> = s.iter().map(|x| x.index).collect();
@@ -273,6 +274,7 @@ mod tests {
             ("my printer is broken", false),
             ("what is the capital of France?", false),
             ("How tall is Everest?", false),
+            ("how do I center a div in CSS?", false),
         ] {
             assert_eq!(is_first_person_question(q), want, "{q}");
         }

@@ -102,6 +102,11 @@ fn human(answer: &Answer) -> String {
             .collect();
         out.push_str(&output::table(&["#", "ID", "SCORE", "TEXT"], &rows));
     }
+    if let Some(gate) = &answer.gate {
+        out.push('\n');
+        out.push_str(&gate.describe());
+        out.push('\n');
+    }
     if let Some(candidates) = &answer.candidates {
         let rows: Vec<Vec<String>> = candidates
             .iter()
@@ -112,6 +117,7 @@ fn human(answer: &Answer) -> String {
                     if c.chosen { "yes" } else { "" }.into(),
                     format!("{:?}", s.gate).to_lowercase(),
                     s.cosine.map_or("-".into(), |x| format!("{x:.3}")),
+                    format!("{:.3}", s.share),
                     format!("{:.3}", s.relevance),
                     format!("{:.3}", s.recency),
                     format!("{:.2}", s.importance),
@@ -127,6 +133,7 @@ fn human(answer: &Answer) -> String {
                 "CHOSEN",
                 "GATE",
                 "COSINE",
+                "SHARE",
                 "RELEVANCE",
                 "RECENCY",
                 "IMPORTANCE",

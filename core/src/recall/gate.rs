@@ -1,0 +1,209 @@
+//! The relevance gate: whether a fact relates to this turn's message at all. Its thresholds
+//! belong to the embedding model (each one spreads cosines differently) and are lower for a
+//! message about the user ("what's my dog called?") than for any other ("how far is Mars?").
+
+use serde::Serialize;
+
+/// The thresholds one turn's gate uses.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Gates {
+    /// Which calibration this is: `lexical`, a known model's name, or `default` (an embedding
+    /// model we have not calibrated).
+    pub name: &'static str,
+    /// A fact qualifies when its relevance reaches this, for a message about the user…
+    pub about_user: f32,
+    /// …or this, for any other message.
+    pub other: f32,
+    /// With embeddings: relevance = cosine + `word_weight` × word share.
+    pub word_weight: f32,
+    /// With embeddings: no fact qualifies below this cosine, however many words it shares.
+    pub min_cosine: f32,
+}
+
+/// Without embeddings, relevance is the share of the query's word weight a fact holds.
+/// Calibrated on the tuning half of `tests/data/recall-set`.
+pub const LEXICAL: Gates = Gates {
+    name: "lexical",
+    about_user: 0.10,
+    other: 0.40,
+    word_weight: 1.0,
+    min_cosine: 0.0,
+};
+
+/// all-MiniLM-L6-v2 (the test model; paraphrases land at 0.35–0.55). Calibrated on the tuning
+/// half of `tests/data/recall-set`.
+pub const MINILM_L6: Gates = Gates {
+    name: "all-MiniLM-L6-v2",
+    about_user: 0.30,
+    other: 0.65,
+    word_weight: 0.5,
+    min_cosine: 0.15,
+};
+
+/// bge-small-en-v1.5, the model `localm setup-embeddings` installs: the spec's 0.55 / 0.75,
+/// which were set on it. Not re-measured here: no package registry this project can reach
+/// carries the model.
+pub const BGE_SMALL: Gates = Gates {
+    name: "bge-small-en-v1.5",
+    about_user: 0.55,
+    other: 0.75,
+    word_weight: 0.5,
+    min_cosine: 0.35,
+};
+
+/// Any other embedding model: stricter than both, so an uncalibrated model injects less rather
+/// than more.
+pub const DEFAULT: Gates = Gates {
+    name: "default",
+    about_user: 0.60,
+    other: 0.80,
+    word_weight: 0.5,
+    min_cosine: 0.40,
+};
+
+/// The gates for an embedder id (`<folder>:<dim>:<pooling>:<config hash>`). A model is known by
+/// its config hash, or by its folder name with the right size and pooling.
+pub fn for_model(id: &str) -> Gates {
+    let mut parts = id.rsplitn(4, ':');
+    let (hash, pooling, dim, folder) = (
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default().to_ascii_lowercase(),
+    );
+    if hash == "a2bfe4e1" || (folder.contains("minilm-l6") && dim == "384" && pooling == "mean") {
+        MINILM_L6
+    } else if folder.contains("bge-small-en") && dim == "384" && pooling == "cls" {
+        BGE_SMALL
+    } else {
+        DEFAULT
+    }
+}
+
+/// Whether a message is about the user: it speaks in the first person ("my", "I'm", "we",
+/// "remind me…"), other than the generic how-to "how do I …" / "how can I …".
+pub fn is_about_user(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().any(|(k, w)| match *w {
+        "my" | "mine" | "myself" | "me" | "we" | "our" | "ours" | "us" | "i'm" | "i've" | "i'd"
+        | "i'll" | "im" | "we're" | "we've" => true,
+        "i" => {
+            !(k >= 2
+                && words[k - 2] == "how"
+                && matches!(
+                    words[k - 1],
+                    "do" | "can" | "could" | "should" | "would" | "will" | "shall" | "must"
+                ))
+        }
+        _ => false,
+    })
+}
+
+impl Gates {
+    /// The relevance a fact needs for this message.
+    pub fn threshold(&self, about_user: bool) -> f32 {
+        if about_user {
+            self.about_user
+        } else {
+            self.other
+        }
+    }
+
+    /// A fact's relevance from its word share and (with embeddings) cosine, 0–1.
+    pub fn relevance(&self, share: f32, cosine: Option<f32>) -> f32 {
+        match cosine {
+            Some(c) => (c + self.word_weight * share).clamp(0.0, 1.0),
+            None => share,
+        }
+    }
+
+    /// Whether a fact with these signals relates to the message.
+    pub fn passes(&self, share: f32, cosine: Option<f32>, about_user: bool) -> bool {
+        let needed = self.threshold(about_user);
+        match cosine {
+            None => share > 0.0 && share >= needed,
+            Some(c) => c >= self.min_cosine && self.relevance(share, cosine) >= needed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn about_the_user_or_not() {
+        for (q, want) in [
+            ("what's my dog called?", true),
+            ("wat laptop do i use for wrk", true),
+            ("what kind of bass do I play?", true),
+            ("remind me what tidewatch is built with", true),
+            ("how do we size up tasks at work?", true),
+            ("I'm wheezy after climbing", true),
+            ("how do I center a div in CSS?", false),
+            ("how can I reverse a list in Java?", false),
+            ("How many tabs can Firefox open?", false),
+            ("How far away is Mars?", false),
+            ("thanks!", false),
+        ] {
+            assert_eq!(is_about_user(q), want, "{q}");
+        }
+    }
+
+    #[test]
+    fn models_get_their_own_gates() {
+        assert_eq!(for_model("all-MiniLM-L6-v2:384:mean:a2bfe4e1"), MINILM_L6);
+        assert_eq!(for_model("renamed:384:mean:a2bfe4e1"), MINILM_L6);
+        assert_eq!(for_model("all-MiniLM-L6-v2:384:mean:00000000"), MINILM_L6);
+        assert_eq!(for_model("bge-small-en-v1.5:384:cls:12345678"), BGE_SMALL);
+        assert_eq!(for_model("all-MiniLM-L6-v2:768:mean:00000000"), DEFAULT);
+        assert_eq!(for_model("my-model:1024:cls:00000000"), DEFAULT);
+        assert_eq!(for_model("scripted"), DEFAULT);
+    }
+
+    #[test]
+    fn lexical_gate_is_absolute_and_stricter_off_the_user() {
+        let g = LEXICAL;
+        // A shared word holding a fifth of the query's weight is enough for "my …" questions…
+        assert!(g.passes(0.2, None, true));
+        // …but one weak shared word ("many", "away") in "How far away is Mars?" is not.
+        assert!(!g.passes(0.2, None, false));
+        assert!(g.passes(0.5, None, false));
+        // No shared word, no lexical relevance.
+        assert!(!g.passes(0.0, None, true));
+        assert!(
+            !g.passes(0.05, None, true),
+            "a word carrying almost nothing"
+        );
+    }
+
+    #[test]
+    fn semantic_gate_needs_a_minimum_cosine_even_with_shared_words() {
+        let g = MINILM_L6;
+        // "User's cat ran away last year" for "How far away is Mars?": one word, near-zero cosine.
+        assert!(!g.passes(0.3, Some(0.05), false));
+        assert!(!g.passes(1.0, Some(0.1), true), "below the minimum cosine");
+        // A paraphrase with no shared word, about the user: cosine alone.
+        assert!(g.passes(0.0, Some(0.32), true));
+        assert!(!g.passes(0.0, Some(0.32), false));
+        // Words and meaning together.
+        assert!(g.passes(0.6, Some(0.4), false));
+        assert!((g.relevance(0.6, Some(0.4)) - 0.7).abs() < 1e-6);
+    }
+
+    #[test]
+    fn unknown_models_are_conservative() {
+        const {
+            assert!(DEFAULT.about_user >= MINILM_L6.about_user);
+            assert!(DEFAULT.other >= MINILM_L6.other);
+            assert!(DEFAULT.about_user >= BGE_SMALL.about_user);
+        }
+        assert!(!DEFAULT.passes(0.0, Some(0.55), true));
+        assert!(DEFAULT.passes(0.0, Some(0.6), true));
+        assert!(!DEFAULT.passes(0.0, Some(0.75), false));
+    }
+}

@@ -1,0 +1,85 @@
+//! Recall quality on the labelled set in `tests/data/recall-set/`: hit@1, hit@6, recall@6, MRR
+//! and the share of off-topic messages that inject nothing, lexical and semantic (the embedding
+//! model given), for the tuning half and the held-out half. Misses and the signal dump are only
+//! ever shown for the tuning half, so tuning never sees the held-out items.
+//!
+//! `cargo run --release -p localm-tests --example eval_recall -- [MODEL_DIR] [--misses] [--dump FILE]`
+//! (`scripts/bench recall-quality` runs it with the test model).
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use std::path::{Path, PathBuf};
+
+use localm::models::embedder::Bert;
+use localm_core::engine::Embedder;
+use localm_core::recall::lexical::{LexicalIndex, content_words};
+use localm_tests::recall_set::{HALVES, HEADER, Set, evaluate, load, records};
+
+/// For tuning the gate outside Rust: every query's signals against every fact (tune half only).
+fn dump(set: &Set, embedder: Option<&Bert>, out: &Path) {
+    use std::io::Write;
+    let records = records(set);
+    let index = LexicalIndex::new(records.iter().map(|r| r.text.as_str()));
+    let fact_vecs = embedder.map(|e| {
+        let texts: Vec<&str> = records.iter().map(|r| r.text.as_str()).collect();
+        e.embed(&texts).expect("embedding the facts")
+    });
+    let mut file = std::io::BufWriter::new(std::fs::File::create(out).unwrap());
+    for l in &set.queries {
+        let words = content_words(&l.q);
+        let weighed = index.weigh(&words);
+        let qv = embedder.map(|e| e.embed(&[l.q.as_str()]).unwrap().remove(0));
+        let share: Vec<f32> = (0..records.len())
+            .map(|i| index.share(i, &weighed))
+            .collect();
+        let shared: Vec<Vec<&str>> = (0..records.len())
+            .map(|i| index.shared_words(i, &weighed))
+            .collect();
+        let cos: Vec<f32> = match (&qv, &fact_vecs) {
+            (Some(q), Some(f)) => f
+                .iter()
+                .map(|v| localm_core::store::vectors::dot(q, v))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let line = serde_json::json!({
+            "q": l.q, "class": l.class, "expect": l.expect, "words": words,
+            "mass": weighed.mass,
+            "idf": words.iter().map(|w| index.weigh(std::slice::from_ref(w)).mass).collect::<Vec<_>>(), "share": share, "shared": shared, "cos": cos,
+            "ids": records.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+        });
+        writeln!(file, "{line}").unwrap();
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let misses = args.iter().any(|a| a == "--misses");
+    let dump_to = args
+        .iter()
+        .position(|a| a == "--dump")
+        .map(|p| PathBuf::from(&args[p + 1]));
+    let model = args
+        .iter()
+        .take_while(|a| *a != "--dump")
+        .find(|a| !a.starts_with("--"))
+        .map(PathBuf::from);
+    let bert = model.map(|m| Bert::load(&m).expect("the embedding model"));
+    if let Some(out) = dump_to {
+        dump(&load("tune"), bert.as_ref(), &out);
+        return;
+    }
+    println!("{HEADER}");
+    for half in HALVES {
+        let show = misses && half == "tune";
+        let set = load(half);
+        let lexical = evaluate(&set, None, show);
+        println!("{}", lexical.row(&format!("{half}, lexical")));
+        if let Some(b) = &bert {
+            let semantic = evaluate(&set, Some(b), show);
+            println!(
+                "{}",
+                semantic.row(&format!("{half}, semantic ({})", b.id()))
+            );
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! The labelled recall set (`tests/data/recall-set/{tune,held-out}.json`: 152 facts about one
+//! invented user, on-topic questions by class, off-topic messages) and its scoring: hit@1,
+//! hit@6, recall@6, MRR and the share of off-topic messages that inject nothing. Shared by the
+//! quality test (`tests/recall_eval.rs`) and the report (`examples/eval_recall.rs`).
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use localm::models::embedder::Bert;
+use localm_core::engine::Embedder;
+use localm_core::recall::lexical::LexicalIndex;
+use localm_core::recall::query::{Agent, ChatMessage, build_query};
+use localm_core::recall::{Input, run};
+use localm_core::record::{Kind, Record, Source};
+use localm_core::store::vectors::{Vectors, entries_for};
+use serde::Deserialize;
+
+/// One half of the set.
+#[derive(Deserialize)]
+pub struct Set {
+    pub facts: Vec<Fact>,
+    pub queries: Vec<Labelled>,
+}
+
+#[derive(Deserialize)]
+pub struct Fact {
+    pub id: String,
+    pub text: String,
+    pub kind: String,
+}
+
+/// A message and the facts a good answer needs (none: off-topic, inject nothing).
+#[derive(Deserialize)]
+pub struct Labelled {
+    pub q: String,
+    pub expect: Vec<String>,
+    pub class: String,
+}
+
+/// The two halves: `tune` (thresholds were chosen on it) and `held-out` (never tuned on).
+pub const HALVES: [&str; 2] = ["tune", "held-out"];
+
+/// Read one half.
+pub fn load(half: &str) -> Set {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/recall-set")
+        .join(format!("{half}.json"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The facts as user-typed records, all equally important and fresh.
+pub fn records(set: &Set) -> Vec<Record> {
+    let t: DateTime<Utc> = "2026-03-01T00:00:00Z".parse().expect("a date");
+    set.facts
+        .iter()
+        .map(|f| {
+            let kind = if f.kind == "episodic" {
+                Kind::Episodic
+            } else {
+                Kind::Semantic
+            };
+            Record::new(&f.id, &f.text, kind, Source::User, 0.8, t)
+        })
+        .collect()
+}
+
+/// Quality figures over one half, for one signal.
+#[derive(Default, Debug, Clone)]
+pub struct Figures {
+    pub on_topic: usize,
+    pub hit1: usize,
+    pub hit6: usize,
+    pub recall6: f64,
+    pub rr: f64,
+    pub off_topic: usize,
+    pub off_empty: usize,
+    pub injected: usize,
+    pub queries: usize,
+}
+
+impl Figures {
+    pub fn hit6_rate(&self) -> f64 {
+        self.hit6 as f64 / self.on_topic.max(1) as f64
+    }
+
+    pub fn off_empty_rate(&self) -> f64 {
+        self.off_empty as f64 / self.off_topic.max(1) as f64
+    }
+
+    /// One Markdown table row (the README's).
+    pub fn row(&self, name: &str) -> String {
+        let on = self.on_topic.max(1) as f64;
+        format!(
+            "| {name} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} ({}/{}) | {:.2} |",
+            self.hit1 as f64 / on,
+            self.hit6_rate(),
+            self.recall6 / on,
+            self.rr / on,
+            self.off_empty_rate(),
+            self.off_empty,
+            self.off_topic,
+            self.injected as f64 / self.queries.max(1) as f64,
+        )
+    }
+}
+
+/// The table header matching [`Figures::row`].
+pub const HEADER: &str = "| half / signal | hit@1 | hit@6 | recall@6 | MRR | off-topic empty | facts per query |\n|---|---|---|---|---|---|---|";
+
+/// Run every message of `set` through recall as a chat turn would (lexical without `embedder`),
+/// and score it. With `show_misses`, print each miss and each off-topic injection.
+pub fn evaluate(set: &Set, embedder: Option<&Bert>, show_misses: bool) -> Figures {
+    let now: DateTime<Utc> = "2026-03-02T00:00:00Z".parse().expect("a date");
+    let records = records(set);
+    let index = LexicalIndex::new(records.iter().map(|r| r.text.as_str()));
+    let vectors = embedder.map(|e| {
+        let texts: Vec<&str> = records.iter().map(|r| r.text.as_str()).collect();
+        let v = e.embed(&texts).expect("embedding the facts");
+        Vectors::new(entries_for(&records, v, e.id()))
+    });
+    let mut f = Figures::default();
+    for l in &set.queries {
+        let query = build_query(&[ChatMessage::user(&l.q)], Agent::Chat).expect("a query");
+        let r = run(&Input {
+            records: &records,
+            index: &index,
+            vectors: vectors.as_ref(),
+            embedder: embedder.map(|e| e as &dyn Embedder),
+            query: &query,
+            now,
+        });
+        let got: Vec<&str> = r.items.iter().map(|i| i.id.as_str()).collect();
+        f.queries += 1;
+        f.injected += got.len();
+        if l.expect.is_empty() {
+            f.off_topic += 1;
+            if got.is_empty() {
+                f.off_empty += 1;
+            } else if show_misses {
+                println!("  off-topic {:?} injected {got:?}", l.q);
+            }
+            continue;
+        }
+        f.on_topic += 1;
+        let first = got.iter().position(|g| l.expect.iter().any(|e| e == g));
+        if let Some(p) = first {
+            f.hit6 += 1;
+            f.rr += 1.0 / (p + 1) as f64;
+            if p == 0 {
+                f.hit1 += 1;
+            }
+        } else if show_misses {
+            println!(
+                "  missed [{}] {:?} (want {:?}, got {got:?})",
+                l.class, l.q, l.expect
+            );
+        }
+        let found = l
+            .expect
+            .iter()
+            .filter(|e| got.contains(&e.as_str()))
+            .count();
+        f.recall6 += found as f64 / l.expect.len() as f64;
+    }
+    f
+}
