@@ -5,6 +5,7 @@
 //! `now`, the resolved settings and the data dir in; every rule here is testable without a model.
 
 pub mod backfill;
+pub mod chat;
 pub mod consolidate;
 pub mod engine;
 pub mod fsutil;

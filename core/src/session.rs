@@ -10,6 +10,31 @@ use std::time::SystemTime;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+/// Append `lines` to the log `dir/<name>.jsonl` in one write: the folder is created 0700 if
+/// missing, the file 0600; a link or anything but a regular file there is refused. `name` must
+/// already be a checked session name (see `chat::session_name`).
+pub fn append(dir: &Path, name: &str, lines: &[Line]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    crate::fsutil::create_private_dir(dir)?;
+    let mut text = String::new();
+    for l in lines {
+        text.push_str(&serde_json::to_string(l).map_err(std::io::Error::other)?);
+        text.push('\n');
+    }
+    let mut file = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(dir.join(format!("{name}.jsonl")))?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    file.write_all(text.as_bytes())?;
+    file.sync_data()
+}
+
 /// One logged message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Line {
@@ -257,6 +282,32 @@ mod tests {
         assert_eq!(fifo_err, Some(Some(NotRead::NotAFile)));
         assert_eq!(link_err, Some(Some(NotRead::NotAFile)));
         assert!(open_regular(&target).is_ok());
+    }
+
+    #[test]
+    fn append_writes_lines_a_pass_reads_and_refuses_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let logs = dir.path().join("sessions");
+        let line = |role: &str| Line {
+            ts: None,
+            role: role.into(),
+            content: "hi".into(),
+            origin: None,
+            agent: None,
+        };
+        append(&logs, "s1", &[line("user"), line("assistant")]).unwrap();
+        append(&logs, "s1", &[line("user")]).unwrap();
+        let text = std::fs::read_to_string(logs.join("s1.jsonl")).unwrap();
+        assert_eq!(parse(&text).0.len(), 3);
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(logs.join("s1.jsonl"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), logs.join("s2.jsonl")).unwrap();
+        assert!(append(&logs, "s2", &[line("user")]).is_err());
+        assert!(!dir.path().join("elsewhere").exists());
     }
 
     #[test]

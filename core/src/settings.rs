@@ -85,6 +85,9 @@ pub struct Settings {
     /// A sentence-transformers folder for embeddings, if not the installed default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding_model: Option<PathBuf>,
+    /// A GGUF for chat replies, if not the consolidation model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chat_model: Option<PathBuf>,
     /// Installed and enabled plugins, by name (see `plugins`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub plugins: BTreeMap<String, PluginState>,
@@ -106,6 +109,7 @@ impl Default for Settings {
             memory_recall_in_privacy_chat: true,
             llm_model: None,
             embedding_model: None,
+            chat_model: None,
             plugins: BTreeMap::new(),
             extra: BTreeMap::new(),
         }

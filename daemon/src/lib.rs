@@ -5,6 +5,7 @@
 //! the terminal, the daemon and its socket. Dependencies point one way: daemon → core.
 
 pub mod backfill;
+pub mod chat;
 pub mod cli;
 pub mod exit;
 pub mod models;

@@ -34,6 +34,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "embedding_model",
         "sentence-transformers folder for embeddings (a path, or default)",
     ),
+    (
+        "chat_model",
+        "GGUF model for chat replies (a path, or default: llm_model's)",
+    ),
 ];
 
 const BOOL: &str = "true or false (also on/off, yes/no, 1/0)";
@@ -56,6 +60,7 @@ impl Settings {
             "memory_recall_in_privacy_chat" => self.memory_recall_in_privacy_chat.to_string(),
             "llm_model" => path(&self.llm_model),
             "embedding_model" => path(&self.embedding_model),
+            "chat_model" => path(&self.chat_model),
             other => unreachable!("{other} is in KEYS but not handled"),
         })
     }
@@ -78,6 +83,7 @@ impl Settings {
             "memory_recall_in_privacy_chat" => self.memory_recall_in_privacy_chat = flag()?,
             "llm_model" => self.llm_model = path()?,
             "embedding_model" => self.embedding_model = path()?,
+            "chat_model" => self.chat_model = path()?,
             other => unreachable!("{other} is in KEYS but not handled"),
         }
         Ok(())

@@ -113,6 +113,15 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         from: Option<PathBuf>,
     },
+    /// The chat worker the daemon starts: holds the chat model and serves replies over
+    /// stdin/stdout (internal).
+    #[command(hide = true)]
+    ChatWorker {
+        #[arg(long, value_name = "FILE")]
+        model: PathBuf,
+        #[arg(long)]
+        threads: Option<usize>,
+    },
     /// Print shell completions for SHELL to stdout.
     Completions {
         #[arg(value_enum)]
@@ -159,6 +168,7 @@ impl Context {
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::ChatWorker { model, threads } => crate::chat::worker::main(&model, threads),
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
             clap_complete::generate(shell, &mut cmd, "localm", &mut std::io::stdout());

@@ -39,6 +39,8 @@ use localm_core::engine::{EngineError, Generation, Generator, Message};
 const N_CTX: u32 = 4096;
 /// Wall-clock bound on one [`Generator`] call.
 const DEADLINE: Duration = Duration::from_secs(120);
+/// Wall-clock bound on one chat reply.
+const CHAT_DEADLINE: Duration = Duration::from_secs(600);
 
 /// Errors from generating. Messages are one line.
 #[derive(Debug, thiserror::Error)]
@@ -94,6 +96,8 @@ pub enum StopReason {
     MaxTokens,
     /// The deadline passed; the text holds what was generated so far.
     Deadline,
+    /// The caller's callback asked to stop (a stop string, a client that left).
+    Stopped,
 }
 
 /// A loaded GGUF model, ready to generate.
@@ -234,35 +238,27 @@ impl Llama {
             .map_err(|e| LlamaError::Template(e.to_string()))
     }
 
-    /// Applies the model's own chat template (from GGUF metadata; fallback chatml) to the messages, adds the assistant prompt,
-    /// tokenizes, decodes the prompt in batches, then samples greedily (temperature 0 / greedy sampler, deterministic) under the grammar
-    /// if given, until EOS/EOG, max_tokens or the deadline. Each call builds a fresh context (no state leaks between calls).
-    pub fn generate_with(
+    /// Renders and tokenizes the messages, creates a context of `n_ctx` tokens and decodes the
+    /// prompt in batches (logits only for its last token). Also returns the batch, the next
+    /// position and the prompt's token count.
+    fn prefill(
         &self,
         messages: &[Message],
-        params: &GenParams<'_>,
-    ) -> Result<(Generation, StopReason), LlamaError> {
-        let start = Instant::now();
-        let deadline = start + params.deadline;
-        let vocab = self.model.vocab();
-
+        n_ctx: u32,
+        deadline: Instant,
+    ) -> Result<Prefilled<'_>, LlamaError> {
         let prompt = self.render_prompt(messages)?;
-        let tokens = vocab.tokenize(prompt.as_bytes(), true, true);
+        let tokens = self.model.vocab().tokenize(prompt.as_bytes(), true, true);
         if tokens.is_empty() {
             return Err(LlamaError::Template("prompt tokenized to nothing".into()));
         }
-        let n_ctx = params.n_ctx.max(16);
+        let n_ctx = n_ctx.max(16);
         let n_prompt = tokens.len();
         if n_prompt >= n_ctx as usize {
             return Err(LlamaError::Decode(format!(
                 "prompt has {n_prompt} tokens, context is {n_ctx}"
             )));
         }
-        let max_tokens = params.max_tokens.min(n_ctx as usize - n_prompt);
-
-        // Build the sampler before the context so that a bad grammar fails fast.
-        let mut sampler = TokenSampler::new(&self.model, params.grammar)?;
-
         let n_batch = n_ctx.min(512);
         let threads = i32::try_from(self.n_threads).unwrap_or(i32::MAX);
         let ctx_params = LlamaContextParams::default()
@@ -277,7 +273,6 @@ impl Llama {
             .new_context(self.backend, ctx_params)
             .map_err(|e| LlamaError::Decode(format!("cannot create context: {e}")))?;
 
-        // Prompt, in chunks of n_batch; logits only for the very last prompt token.
         let mut batch = LlamaBatch::new(n_batch as usize, 1);
         let mut pos: i32 = 0;
         for chunk in tokens.chunks(n_batch as usize) {
@@ -295,45 +290,166 @@ impl Llama {
             }
             decode(&mut ctx, &mut batch)?;
         }
-        let prompt_ms = start.elapsed().as_secs_f64() * 1e3;
+        Ok(Prefilled {
+            ctx,
+            batch,
+            pos,
+            n_prompt,
+            room: n_ctx as usize - n_prompt,
+        })
+    }
 
-        let gen_start = Instant::now();
-        let mut bytes: Vec<u8> = Vec::new();
+    /// Samples tokens after [`Llama::prefill`] until EOS/EOG, `max_tokens`, the deadline, or
+    /// `on_piece` (given the text of each token as it is decoded) returns `false`.
+    fn sample_loop(
+        &self,
+        p: &mut Prefilled<'_>,
+        sampler: &mut TokenSampler,
+        max_tokens: usize,
+        deadline: Instant,
+        on_piece: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<(usize, StopReason), LlamaError> {
+        let vocab = self.model.vocab();
+        let max_tokens = max_tokens.min(p.room);
+        let mut piece: Vec<u8> = Vec::new();
         let mut n_gen = 0usize;
-        let mut stopped = StopReason::MaxTokens;
         while n_gen < max_tokens {
             cancelled()?;
             if Instant::now() >= deadline {
-                stopped = StopReason::Deadline;
-                break;
+                return Ok((n_gen, StopReason::Deadline));
             }
-            let token = sampler.sample(&ctx, batch.n_tokens() - 1)?;
+            let token = sampler.sample(&p.ctx, p.batch.n_tokens() - 1)?;
             if vocab.is_eog(token) {
-                stopped = StopReason::Eos;
-                break;
+                return Ok((n_gen, StopReason::Eos));
             }
             n_gen += 1;
-            vocab.token_to_piece_into(token, &mut bytes, false, None);
+            piece.clear();
+            vocab.token_to_piece_into(token, &mut piece, false, None);
+            if !on_piece(&piece) {
+                return Ok((n_gen, StopReason::Stopped));
+            }
             if n_gen == max_tokens {
                 break;
             }
-            batch.clear();
-            batch
-                .add(token, pos, &[0], true)
+            p.batch.clear();
+            p.batch
+                .add(token, p.pos, &[0], true)
                 .map_err(|e| LlamaError::Decode(e.to_string()))?;
-            pos += 1;
-            decode(&mut ctx, &mut batch)?;
+            p.pos += 1;
+            decode(&mut p.ctx, &mut p.batch)?;
         }
-        let gen_ms = gen_start.elapsed().as_secs_f64() * 1e3;
+        Ok((n_gen, StopReason::MaxTokens))
+    }
 
+    /// Applies the model's own chat template (from GGUF metadata; fallback chatml) to the messages, adds the assistant prompt,
+    /// tokenizes, decodes the prompt in batches, then samples greedily (temperature 0 / greedy sampler, deterministic) under the grammar
+    /// if given, until EOS/EOG, max_tokens or the deadline. Each call builds a fresh context (no state leaks between calls).
+    pub fn generate_with(
+        &self,
+        messages: &[Message],
+        params: &GenParams<'_>,
+    ) -> Result<(Generation, StopReason), LlamaError> {
+        let start = Instant::now();
+        let deadline = start + params.deadline;
+        // Build the sampler before the context so that a bad grammar fails fast.
+        let mut sampler = TokenSampler::new(&self.model, params.grammar)?;
+        let mut p = self.prefill(messages, params.n_ctx, deadline)?;
+        let prompt_ms = start.elapsed().as_secs_f64() * 1e3;
+        let gen_start = Instant::now();
+        let mut bytes: Vec<u8> = Vec::new();
+        let (n_gen, stopped) = self.sample_loop(
+            &mut p,
+            &mut sampler,
+            params.max_tokens,
+            deadline,
+            &mut |piece| {
+                bytes.extend_from_slice(piece);
+                true
+            },
+        )?;
         let generation = Generation {
             text: String::from_utf8_lossy(&bytes).into_owned(),
-            prompt_tokens: n_prompt,
+            prompt_tokens: p.n_prompt,
             gen_tokens: n_gen,
             prompt_ms,
-            gen_ms,
+            gen_ms: gen_start.elapsed().as_secs_f64() * 1e3,
         };
         Ok((generation, stopped))
+    }
+
+    /// A chat reply, streamed: `on_text` gets the text as it is decoded (whole UTF-8 characters
+    /// only) and returns `false` to stop early (a stop string matched, or the client left).
+    /// Sampling follows `sampling`: temperature 0 is greedy.
+    pub fn chat(
+        &self,
+        messages: &[Message],
+        sampling: &Sampling,
+        max_tokens: usize,
+        n_ctx: u32,
+        on_text: &mut dyn FnMut(&str) -> bool,
+    ) -> Result<(Generation, StopReason), LlamaError> {
+        let start = Instant::now();
+        let deadline = start + CHAT_DEADLINE;
+        let mut sampler = TokenSampler::Chat(sampling.sampler());
+        let mut p = self.prefill(messages, n_ctx, deadline)?;
+        let prompt_ms = start.elapsed().as_secs_f64() * 1e3;
+        let gen_start = Instant::now();
+        let mut pending: Vec<u8> = Vec::new();
+        let mut text = String::new();
+        let (n_gen, stopped) =
+            self.sample_loop(&mut p, &mut sampler, max_tokens, deadline, &mut |piece| {
+                pending.extend_from_slice(piece);
+                let whole = match std::str::from_utf8(&pending) {
+                    Ok(s) => s.len(),
+                    Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                    // Not UTF-8 and never will be: pass it on replaced.
+                    Err(_) => pending.len(),
+                };
+                let out = String::from_utf8_lossy(&pending[..whole]).into_owned();
+                pending.drain(..whole);
+                text.push_str(&out);
+                out.is_empty() || on_text(&out)
+            })?;
+        let generation = Generation {
+            text,
+            prompt_tokens: p.n_prompt,
+            gen_tokens: n_gen,
+            prompt_ms,
+            gen_ms: gen_start.elapsed().as_secs_f64() * 1e3,
+        };
+        Ok((generation, stopped))
+    }
+}
+
+/// A context with the prompt decoded, ready to sample.
+struct Prefilled<'a> {
+    ctx: LlamaContext<'a>,
+    batch: LlamaBatch<'a>,
+    pos: i32,
+    n_prompt: usize,
+    /// Tokens left in the context.
+    room: usize,
+}
+
+/// How a chat reply is sampled.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sampling {
+    /// 0 = greedy.
+    pub temperature: f32,
+    pub top_p: f32,
+    pub seed: u32,
+}
+
+impl Sampling {
+    fn sampler(&self) -> LlamaSampler {
+        if self.temperature <= 0.0 {
+            return LlamaSampler::greedy();
+        }
+        LlamaSampler::chain_simple([
+            LlamaSampler::top_p(self.top_p.clamp(0.0, 1.0), 1),
+            LlamaSampler::temp(self.temperature),
+            LlamaSampler::dist(self.seed),
+        ])
     }
 }
 
@@ -367,6 +483,8 @@ enum TokenSampler {
     /// once per token, through `try_accept`, so a grammar exception becomes an error instead of
     /// an abort.
     Grammar(LlamaSampler),
+    /// A chat reply's sampler chain ([`Sampling`]); `sample` selects and accepts.
+    Chat(LlamaSampler),
 }
 
 impl TokenSampler {
@@ -382,7 +500,7 @@ impl TokenSampler {
 
     fn sample(&mut self, ctx: &LlamaContext<'_>, idx: i32) -> Result<LlamaToken, LlamaError> {
         let grammar = match self {
-            Self::Greedy(greedy) => return Ok(greedy.sample(ctx, idx)),
+            Self::Greedy(s) | Self::Chat(s) => return Ok(s.sample(ctx, idx)),
             Self::Grammar(grammar) => grammar,
         };
         let logits = ctx.get_logits_ith(idx);

@@ -62,6 +62,14 @@ pub fn llm_dir(data_dir: &Path) -> PathBuf {
     data_dir.join("models").join("llm")
 }
 
+/// The GGUF chat replies use: the `chat_model` setting, else the consolidation model's.
+pub fn chat_path(data_dir: &Path, settings: &Settings) -> Option<PathBuf> {
+    match &settings.chat_model {
+        Some(p) => Some(p.clone()),
+        None => llm_path(data_dir, settings),
+    }
+}
+
 /// The GGUF in force: the `llm_model` setting, else the default install if present.
 pub fn llm_path(data_dir: &Path, settings: &Settings) -> Option<PathBuf> {
     let default = llm_dir(data_dir).join(DEFAULT_LLM_FILE);

@@ -69,6 +69,11 @@ pub struct Children {
 }
 
 impl Children {
+    /// The `localm` executable the children run.
+    pub fn exe(&self) -> &Path {
+        &self.exe
+    }
+
     pub fn new(exe: PathBuf) -> Children {
         Children {
             exe,

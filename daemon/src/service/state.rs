@@ -17,6 +17,7 @@ use localm_core::store::{Store, StoreError};
 use super::children::Children;
 use super::recall_cache::RecallCache;
 use super::reinforce::Reinforcer;
+use crate::chat::supervisor::ChatWorker;
 use crate::models;
 use crate::recall::Answer;
 
@@ -46,6 +47,8 @@ pub struct Shared {
     pub recall: RecallCache,
     pub reinforcer: Reinforcer,
     pub children: Children,
+    /// The chat model's worker process.
+    pub chat: ChatWorker,
     /// Permits for store writes on the blocking pool ([`WRITERS`]).
     pub writers: tokio::sync::Semaphore,
     pub started: Instant,
@@ -71,6 +74,7 @@ impl Shared {
             store,
             data_dir,
             recall: RecallCache::default(),
+            chat: ChatWorker::new(children.exe().to_path_buf()),
             children,
             writers: tokio::sync::Semaphore::new(WRITERS),
             started: Instant::now(),

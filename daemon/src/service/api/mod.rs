@@ -2,6 +2,7 @@
 //! plugin is enabled), `POST /api/memory/recall`, and `GET /api/health`. Errors are JSON.
 
 pub mod body;
+pub mod chat;
 pub mod error;
 pub mod memory;
 pub mod recall;
@@ -42,6 +43,8 @@ pub fn router(shared: Arc<Shared>, token: Option<Arc<str>>) -> Router {
         ));
     let app = Router::new()
         .route("/api/health", get(health))
+        .route("/v1/chat/completions", post(chat::completions))
+        .route("/v1/models", get(chat::models))
         .merge(memory)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

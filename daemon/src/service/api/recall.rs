@@ -34,15 +34,32 @@ pub async fn handle(
     State(s): State<Arc<Shared>>,
     JsonBody(req): JsonBody<RecallRequest>,
 ) -> Result<Response, ApiError> {
+    let answer = recall_turn(&s, &req.messages, req.agent, req.explain).await?;
+    let header = HeaderValue::from_str(&answer.header);
+    let mut resp = Json(answer).into_response();
+    if let Ok(v) = header {
+        resp.headers_mut().insert(HEADER, v);
+    }
+    Ok(resp)
+}
+
+/// One chat turn's recall, as the API and the chat endpoint run it: the settings and mode
+/// decide whether the turn gets any; what is injected is reinforced in log/full mode.
+pub async fn recall_turn(
+    s: &Arc<Shared>,
+    messages: &[ChatMessage],
+    agent: Agent,
+    explain: bool,
+) -> Result<Answer, ApiError> {
     let config = s.config();
-    let answer = match query_for(&config.settings, config.mode, &req.messages, req.agent) {
+    let answer = match query_for(&config.settings, config.mode, messages, agent) {
         Err(why) => Answer::skipped(why),
         // Lexical recall takes well under a millisecond: run it here. Embedding the query
         // takes tens of milliseconds: run that on the blocking pool.
-        Ok(q) if !s.recall_embeds() => s.recall(&q, req.explain)?,
+        Ok(q) if !s.recall_embeds() => s.recall(&q, explain)?,
         Ok(q) => {
-            let shared = Arc::clone(&s);
-            tokio::task::spawn_blocking(move || shared.recall(&q, req.explain))
+            let shared = Arc::clone(s);
+            tokio::task::spawn_blocking(move || shared.recall(&q, explain))
                 .await
                 .map_err(ApiError::internal)??
         }
@@ -52,10 +69,5 @@ pub async fn handle(
         s.reinforcer
             .note(answer.items.iter().map(|i| i.id.clone()).collect());
     }
-    let header = HeaderValue::from_str(&answer.header);
-    let mut resp = Json(answer).into_response();
-    if let Ok(v) = header {
-        resp.headers_mut().insert(HEADER, v);
-    }
-    Ok(resp)
+    Ok(answer)
 }
