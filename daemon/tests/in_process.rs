@@ -81,7 +81,11 @@ async fn run_serves_until_shutdown_and_flushes_reinforcement() {
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let daemon = tokio::spawn(run(
         Arc::clone(&shared),
-        Listeners { unix, tcp: None },
+        Listeners {
+            unix,
+            tcp: None,
+            limits: localm::service::listener::Limits::default(),
+        },
         intervals,
         reload_rx,
         async move {

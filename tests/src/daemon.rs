@@ -56,6 +56,42 @@ impl Env {
 
     /// Start without waiting (for tests of refusals).
     pub fn spawn_daemon(&self, envs: &[(&str, &str)], args: &[&str]) -> Daemon {
+        self.spawn_daemon_with(envs, args, |_| {})
+    }
+
+    /// Start without waiting, with the open-file limit (soft and hard) set to `nofile`.
+    pub fn spawn_daemon_with_fd_limit(
+        &self,
+        envs: &[(&str, &str)],
+        args: &[&str],
+        nofile: u64,
+    ) -> Daemon {
+        use std::os::unix::process::CommandExt;
+        self.spawn_daemon_with(envs, args, |cmd| {
+            // SAFETY: the closure runs in the forked child before exec and calls only
+            // setrlimit(2), which is async-signal-safe, on a struct it owns.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let lim = libc::rlimit {
+                        rlim_cur: nofile,
+                        rlim_max: nofile,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
+        })
+    }
+
+    fn spawn_daemon_with(
+        &self,
+        envs: &[(&str, &str)],
+        args: &[&str],
+        adjust: impl FnOnce(&mut std::process::Command),
+    ) -> Daemon {
         let socket = self.data_dir().join("s.sock");
         let log = self.data_dir().join(format!(
             "daemon-{}.log",
@@ -72,6 +108,7 @@ impl Env {
         for (k, v) in envs {
             cmd.env(k, v);
         }
+        adjust(&mut cmd);
         let child = cmd.spawn().expect("start localm daemon");
         Daemon { child, socket, log }
     }

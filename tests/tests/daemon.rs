@@ -1,14 +1,18 @@
 //! `localm daemon` as clients see it: the real binary on a temp data dir and socket, every route
 //! and status, privacy refusals, the store lock, the plugin switch, signals, a second daemon,
-//! jobs picked up without a restart, the TCP token, and other users' connections.
+//! jobs picked up without a restart, the TCP token, other users' connections, and the listeners'
+//! timeouts and connection caps.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use localm_core::store::lock::StoreLock;
 use localm_tests::Env;
-use localm_tests::daemon::{Daemon, try_request};
+use localm_tests::daemon::{Daemon, exchange, try_request};
 use serde_json::{Value, json};
 
 fn write_store_file(env: &Env, name: &str, lines: &[Value]) {
@@ -214,8 +218,7 @@ fn bad_input_gets_a_json_error_and_changes_nothing() {
         );
     }
     // A body over 1 MiB is refused from its Content-Length, before it is read.
-    let mut s = std::os::unix::net::UnixStream::connect(&d.socket).unwrap();
-    use std::io::{Read, Write};
+    let mut s = UnixStream::connect(&d.socket).unwrap();
     write!(
         s,
         "POST /api/memory/append HTTP/1.1\r\nHost: l\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
@@ -536,6 +539,13 @@ fn bad_intervals_and_addresses_are_refused_at_start() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("LOCALM_MEMORY_AUTO_INTERVAL"));
     let out = env
+        .cmd(&["daemon"])
+        .env("LOCALM_HEADER_READ_TIMEOUT", "0")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("LOCALM_HEADER_READ_TIMEOUT"));
+    let out = env
         .cmd(&["daemon", "--listen", "0.0.0.0:0"])
         .output()
         .unwrap();
@@ -667,9 +677,7 @@ fn the_tcp_listener_requires_the_token() {
     let env = log_env();
     let d = env.spawn_daemon(&[], &["--listen", "127.0.0.1:0"]);
     d.wait_ready();
-    let info: Value =
-        serde_json::from_slice(&fs::read(env.data_dir().join("daemon.json")).unwrap()).unwrap();
-    let addr = info["tcp"].as_str().unwrap().to_string();
+    let addr = tcp_addr(&env);
     let token = fs::read_to_string(env.data_dir().join("api-token")).unwrap();
     use std::os::unix::fs::PermissionsExt;
     let mode = fs::metadata(env.data_dir().join("api-token"))
@@ -678,14 +686,125 @@ fn the_tcp_listener_requires_the_token() {
         .mode();
     assert_eq!(mode & 0o777, 0o600);
     let call = |auth: Option<&str>| {
-        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        let mut s = TcpStream::connect(&addr).unwrap();
         let h = auth.map(|t| ("Authorization", format!("Bearer {t}")));
         let headers: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        localm_tests::daemon::exchange(&mut s, "GET", "/api/memory", None, &headers).unwrap()
+        exchange(&mut s, "GET", "/api/memory", None, &headers).unwrap()
     };
     assert_eq!(call(None).status, 401);
     assert_eq!(call(Some("wrong")).status, 401);
     assert_eq!(call(Some(token.trim())).status, 200);
+}
+
+/// The loopback listener's address, from `daemon.json`.
+fn tcp_addr(env: &Env) -> String {
+    let info: Value =
+        serde_json::from_slice(&fs::read(env.data_dir().join("daemon.json")).unwrap()).unwrap();
+    info["tcp"].as_str().unwrap().to_string()
+}
+
+/// Read until the server closes `s`; panics if it is still open after 30 s.
+fn read_until_closed(s: &mut (impl Read + ?Sized), what: &str, d: &Daemon) -> String {
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap_or_else(|e| {
+        panic!(
+            "{what}: not closed by the daemon within 30 s ({e}); got {:?}\n{}",
+            String::from_utf8_lossy(&raw),
+            d.log()
+        )
+    });
+    String::from_utf8_lossy(&raw).into_owned()
+}
+
+#[test]
+fn idle_connections_past_the_cap_do_not_starve_the_owner() {
+    // With 160 open files the daemon serves at most 48 connections per listener. 200 idle TCP
+    // connections (no token needed to open one) are more files than it has: before the caps it
+    // ran out, and its own socket stopped answering.
+    let env = log_env();
+    let mut d = env.spawn_daemon_with_fd_limit(
+        &[("LOCALM_HEADER_READ_TIMEOUT", "600")],
+        &["--listen", "127.0.0.1:0"],
+        160,
+    );
+    d.wait_ready();
+    let addr = tcp_addr(&env);
+    let idle_tcp: Vec<TcpStream> = (0..200)
+        .map(|_| TcpStream::connect(&addr).unwrap())
+        .collect();
+    let idle_unix: Vec<UnixStream> = (0..8)
+        .map(|_| UnixStream::connect(&d.socket).unwrap())
+        .collect();
+
+    let mut owner = UnixStream::connect(&d.socket).unwrap();
+    owner
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let r = exchange(&mut owner, "GET", "/api/memory", None, &[])
+        .unwrap_or_else(|e| panic!("the owner's socket did not answer: {e}\n{}", d.log()));
+    assert_eq!(r.status, 200, "{}", r.body);
+
+    // A TCP connection past the cap is answered 503 and closed at once, not held open.
+    let mut extra = TcpStream::connect(&addr).unwrap();
+    extra
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let answer = read_until_closed(&mut extra, "a connection past the cap", &d);
+    assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
+    assert!(answer.contains(r#""code":"busy""#), "{answer}");
+
+    // SIGTERM closes the idle connections and exits 0.
+    let status = d.stop();
+    assert_eq!(status.code(), Some(0), "{}", d.log());
+    drop((idle_tcp, idle_unix));
+}
+
+#[test]
+fn idle_connections_are_closed_and_slow_requests_are_not() {
+    let env = log_env();
+    let d = env.spawn_daemon(
+        &[("LOCALM_HEADER_READ_TIMEOUT", "1")],
+        &["--listen", "127.0.0.1:0"],
+    );
+    d.wait_ready();
+    d.post("/api/memory/append", &json!({"text": "Existing fact"}));
+    // Closed within 30 s when the timeout is 1 s: a TCP connection that sends nothing (no token
+    // needed), a socket connection that sends nothing, one that sends half a request head, and
+    // a keep-alive connection after its answer.
+    let mut tcp = TcpStream::connect(tcp_addr(&env)).unwrap();
+    let mut silent = UnixStream::connect(&d.socket).unwrap();
+    let mut half = UnixStream::connect(&d.socket).unwrap();
+    half.write_all(b"GET /api/health HTTP/1.1\r\nHost: localhost\r\n")
+        .unwrap();
+    let mut kept = UnixStream::connect(&d.socket).unwrap();
+    kept.write_all(b"GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .unwrap();
+    let limit = Some(Duration::from_secs(30));
+    tcp.set_read_timeout(limit).unwrap();
+    for s in [&silent, &half, &kept] {
+        s.set_read_timeout(limit).unwrap();
+    }
+    read_until_closed(&mut tcp, "an idle TCP connection", &d);
+    read_until_closed(&mut silent, "an idle socket connection", &d);
+    read_until_closed(&mut half, "half a request head", &d);
+    let answer = read_until_closed(&mut kept, "an idle keep-alive connection", &d);
+    assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+
+    // A request that takes longer than the timeout is answered: a write waits about 2 s for a
+    // store lock another process holds, then answers 409.
+    let _lock = StoreLock::acquire(
+        &env.store_dir().join(".lock"),
+        "test-holder",
+        Duration::ZERO,
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let r = d.post("/api/memory/append", &json!({"text": "Blocked fact"}));
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert!(
+        started.elapsed() > Duration::from_secs(1),
+        "the write did not wait"
+    );
 }
 
 #[test]
@@ -911,7 +1030,6 @@ fn status_observes_without_taking_the_daemon_lock() {
 
 #[test]
 fn reads_do_not_queue_behind_writes_waiting_for_the_lock() {
-    use std::io::{Read, Write};
     let env = log_env();
     let d = env.daemon(&[]);
     d.post("/api/memory/append", &json!({"text": "Existing fact"}));
@@ -923,10 +1041,10 @@ fn reads_do_not_queue_behind_writes_waiting_for_the_lock() {
     .unwrap();
     // More writes than the blocking pool has threads, each waiting ~2 s for the held lock. They
     // are all sent before the read.
-    let mut writes: Vec<std::os::unix::net::UnixStream> = (0..10)
+    let mut writes: Vec<UnixStream> = (0..10)
         .map(|i| {
             let body = json!({"text": format!("Blocked fact {i}")}).to_string();
-            let mut s = std::os::unix::net::UnixStream::connect(&d.socket).unwrap();
+            let mut s = UnixStream::connect(&d.socket).unwrap();
             write!(
                 s,
                 "POST /api/memory/append HTTP/1.1\r\nHost: l\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",

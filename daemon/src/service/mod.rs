@@ -9,6 +9,7 @@ pub mod cadence;
 pub mod children;
 pub mod event_loop;
 pub mod instance;
+pub mod listener;
 pub mod recall_cache;
 pub mod reinforce;
 pub mod socket;
@@ -35,6 +36,7 @@ use crate::exit::{Code, coded};
 use cadence::Intervals;
 use children::Children;
 use instance::{Info, Instance};
+use listener::Limits;
 use state::{ModeSources, Shared};
 
 /// How long a pass in flight gets to stop after SIGTERM before it is killed.
@@ -58,12 +60,16 @@ pub struct Listeners {
     pub unix: UnixListener,
     /// The optional loopback listener and the bearer token it requires.
     pub tcp: Option<(TcpListener, String)>,
+    /// Each listener's connection cap and the header-read timeout.
+    pub limits: Limits,
 }
 
 /// `localm daemon`: claim the data dir, bind, serve until SIGTERM/SIGINT, clean up.
 pub fn main(opts: Options) -> anyhow::Result<()> {
     let intervals =
         Intervals::from_env(|k| std::env::var(k).ok()).map_err(|e| coded(Code::Usage, e))?;
+    let header_read = Limits::header_read_from_env(|k| std::env::var(k).ok())
+        .map_err(|e| coded(Code::Usage, e))?;
     if let Some(addr) = opts.listen
         && !addr.ip().is_loopback()
     {
@@ -81,12 +87,24 @@ pub fn main(opts: Options) -> anyhow::Result<()> {
         .thread_keep_alive(Duration::from_secs(10))
         .build()
         .context("cannot start the runtime")?;
-    runtime.block_on(serve(opts, intervals, instance))
+    let fd_limit = listener::raise_fd_limit();
+    let limits = Limits::new(fd_limit, header_read);
+    tracing::debug!(
+        "open-file limit {fd_limit}: at most {} connections on the socket, {} on --listen",
+        limits.unix,
+        limits.tcp
+    );
+    runtime.block_on(serve(opts, intervals, limits, instance))
 }
 
 /// Bind what `opts` asks for, publish where we listen, and run until a stop signal. Only here
 /// are signal handlers installed: SIGHUP reloads, SIGTERM and SIGINT stop.
-async fn serve(opts: Options, intervals: Intervals, instance: Instance) -> anyhow::Result<()> {
+async fn serve(
+    opts: Options,
+    intervals: Intervals,
+    limits: Limits,
+    instance: Instance,
+) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("cannot find the localm executable")?;
     let sources = ModeSources {
         flag: opts.mode_flag,
@@ -153,7 +171,7 @@ async fn serve(opts: Options, intervals: Intervals, instance: Instance) -> anyho
             }
         }
     };
-    let listeners = Listeners { unix, tcp };
+    let listeners = Listeners { unix, tcp, limits };
     let result = run(shared, listeners, intervals, reload_rx, stop_signal).await;
     signals_handle.close();
     let _ = std::fs::remove_file(&socket_path);
@@ -177,24 +195,27 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     seed_last_pass(&shared);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
-        let _ = rx.wait_for(|s| *s).await;
-    };
-    let mut servers: Vec<JoinHandle<std::io::Result<()>>> = Vec::new();
-    servers.push(tokio::spawn(
-        axum::serve(
-            socket::PeerChecked::new(listeners.unix),
-            api::router(Arc::clone(&shared), None),
-        )
-        .with_graceful_shutdown(stopped(stop_rx.clone()))
-        .into_future(),
-    ));
+    let Limits {
+        unix: unix_cap,
+        tcp: tcp_cap,
+        header_read,
+    } = listeners.limits;
+    let mut servers: Vec<JoinHandle<()>> = Vec::new();
+    servers.push(tokio::spawn(listener::serve(
+        socket::PeerChecked::new(listeners.unix),
+        api::router(Arc::clone(&shared), None),
+        unix_cap,
+        header_read,
+        stop_rx.clone(),
+    )));
     if let Some((l, token)) = listeners.tcp {
-        servers.push(tokio::spawn(
-            axum::serve(l, api::router(Arc::clone(&shared), Some(token.into())))
-                .with_graceful_shutdown(stopped(stop_rx.clone()))
-                .into_future(),
-        ));
+        servers.push(tokio::spawn(listener::serve(
+            l,
+            api::router(Arc::clone(&shared), Some(token.into())),
+            tcp_cap,
+            header_read,
+            stop_rx.clone(),
+        )));
     }
     let (fs_tx, fs_rx) = mpsc::unbounded_channel();
     let _watcher = watch::start(&shared.data_dir, fs_tx).context("cannot watch the data dir")?;
@@ -222,8 +243,17 @@ pub async fn run(
         tasks.shutdown().await;
     }
     shared.reinforcer.flush().await;
-    for s in servers {
-        let _ = tokio::time::timeout(REQUEST_GRACE, s).await;
+    let closed = tokio::time::timeout(REQUEST_GRACE, async {
+        for s in &mut servers {
+            let _ = s.await;
+        }
+    })
+    .await;
+    if closed.is_err() {
+        tracing::warn!("requests still open after {REQUEST_GRACE:?}; closing them");
+        for s in &servers {
+            s.abort();
+        }
     }
     Ok(())
 }

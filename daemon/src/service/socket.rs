@@ -67,8 +67,10 @@ pub fn bind(path: &Path) -> anyhow::Result<UnixListener> {
     Ok(listener)
 }
 
-/// A Unix listener that hands on only connections from this process's own user. Refusals are
-/// answered by tasks it owns (aborted when the listener is dropped).
+/// A Unix listener that hands on only connections from this process's own user, before they take
+/// one of the socket's connection permits. Refusals are answered by tasks it owns (aborted when
+/// the listener is dropped), at most [`MAX_REFUSALS`] at once; past that a refused connection is
+/// closed without an answer.
 pub struct PeerChecked {
     inner: UnixListener,
     uid: u32,
@@ -86,6 +88,9 @@ impl PeerChecked {
         }
     }
 }
+
+/// Refusals answered at once; each holds its connection for about a second.
+pub const MAX_REFUSALS: usize = 16;
 
 const REFUSED: &[u8] = b"HTTP/1.1 403 Forbidden\r\ncontent-type: application/json\r\ncontent-length: 87\r\nconnection: close\r\n\r\n{\"error\":{\"code\":\"forbidden\",\"message\":\"this socket serves only the user who runs it\"}}";
 
@@ -111,7 +116,9 @@ impl Listener for PeerChecked {
                 Ok(cred) if cred.uid() == self.uid => return (io, addr),
                 Ok(cred) => {
                     tracing::warn!(uid = cred.uid(), "refused a connection from another user");
-                    self.refusals.spawn(refuse(io));
+                    if self.refusals.len() < MAX_REFUSALS {
+                        self.refusals.spawn(refuse(io));
+                    }
                 }
                 Err(e) => tracing::warn!("refused a connection without credentials: {e}"),
             }

@@ -1,9 +1,11 @@
-//! The JSON body extractor: any content type, a clear 400 for malformed JSON or wrong types, and
-//! 413 for a body over the limit — always in the API's error shape.
+//! The request extractors: the JSON body (any content type, a clear 400 for malformed JSON or
+//! wrong types, 413 for a body over the limit) and the id in a path (400 when it does not decode,
+//! as `%FF` does not) — always in the API's error shape, never axum's plain-text rejections.
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, Request};
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
 use axum::http::StatusCode;
+use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
@@ -37,5 +39,23 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
                 "the request body is not valid JSON for this route: {e}"
             ))
         })
+    }
+}
+
+/// The `{id}` of a route's path, percent-decoded.
+pub struct PathId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathId {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match Path::<String>::from_request_parts(parts, state).await {
+            Ok(Path(id)) => Ok(PathId(id)),
+            Err(e) if e.status().is_client_error() => Err(ApiError::bad_input(format!(
+                "the id in the path is not valid: {}",
+                e.body_text()
+            ))),
+            Err(e) => Err(ApiError::internal(e.body_text())),
+        }
     }
 }

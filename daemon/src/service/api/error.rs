@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use localm_core::manage::ManageError;
 use localm_core::store::StoreError;
 use localm_core::store::lock::LockError;
-use localm_core::text::TextError;
+use localm_core::text::{TextError, visible};
 use serde_json::json;
 
 /// An error answer. Nothing was changed when one is returned.
@@ -19,11 +19,14 @@ pub struct ApiError {
 }
 
 impl ApiError {
+    /// The message is made one plain line: it may quote the request (an unknown field's name,
+    /// an id), so control and invisible characters are shown escaped, never sent raw.
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        let message = message.into();
         ApiError {
             status,
             code,
-            message: message.into(),
+            message: visible(&message).into_owned(),
         }
     }
 

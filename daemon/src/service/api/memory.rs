@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use localm_core::manage::{self, Added, Ctx, ManageError};
@@ -15,7 +15,7 @@ use localm_core::store::archive::Archived;
 use localm_core::store::corrections::Correction;
 use serde::{Deserialize, Serialize};
 
-use super::body::JsonBody;
+use super::body::{JsonBody, PathId};
 use super::error::ApiError;
 use crate::service::children::{PassFailure, Trigger};
 use crate::service::state::Shared;
@@ -162,7 +162,7 @@ pub struct Patch {
 /// `PATCH /api/memory/{id}`: edit one record's text or importance.
 pub async fn patch(
     State(s): State<Arc<Shared>>,
-    Path(id): Path<String>,
+    PathId(id): PathId,
     JsonBody(body): JsonBody<Patch>,
 ) -> Reply {
     let record = write(&s, "editing a fact", move |ctx| {
@@ -177,7 +177,7 @@ pub async fn patch(
 }
 
 /// `DELETE /api/memory/{id}`: delete one record (not archived).
-pub async fn delete(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Reply {
+pub async fn delete(State(s): State<Arc<Shared>>, PathId(id): PathId) -> Reply {
     let deleted = write(&s, "deleting a fact", move |ctx| manage::forget(ctx, &id)).await?;
     #[derive(Serialize)]
     struct Deleted {
@@ -201,7 +201,7 @@ pub async fn forgotten(State(s): State<Arc<Shared>>) -> Reply {
 }
 
 /// `POST /api/memory/forgotten/{id}/restore`.
-pub async fn restore(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Reply {
+pub async fn restore(State(s): State<Arc<Shared>>, PathId(id): PathId) -> Reply {
     let record = write(&s, "restoring a fact", move |ctx| manage::restore(ctx, &id)).await?;
     Ok(Json(OneRecord {
         record,
@@ -237,7 +237,7 @@ pub struct Resolved {
 }
 
 /// `POST /api/memory/corrections/{id}/accept`: archive the old value, apply the change.
-pub async fn accept(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Reply {
+pub async fn accept(State(s): State<Arc<Shared>>, PathId(id): PathId) -> Reply {
     let (correction, record) = write(&s, "accepting a correction", move |ctx| {
         manage::accept(ctx, &id)
     })
@@ -246,7 +246,7 @@ pub async fn accept(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Rep
 }
 
 /// `POST /api/memory/corrections/{id}/reject`: keep the fact; never propose this again.
-pub async fn reject(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Reply {
+pub async fn reject(State(s): State<Arc<Shared>>, PathId(id): PathId) -> Reply {
     let correction = write(&s, "rejecting a correction", move |ctx| {
         manage::reject(ctx, &id)
     })

@@ -1,0 +1,274 @@
+//! Serving a listener so that no client can starve the owner: each connection is HTTP/1.1 on
+//! hyper with a header-read timeout, under a cap that belongs to its listener (the control socket
+//! and the loopback listener each have their own, so TCP clients cannot use up the socket's), and
+//! a connection over the cap gets a 503 and is closed at once. Shutdown stops accepting, lets
+//! each connection finish the request it is serving, and closes the idle ones.
+//!
+//! One timer covers both the request head and keep-alive idleness: hyper 1.x starts the
+//! header-read timer whenever a connection waits for a request head, the first one after accept
+//! or the next one after a response, and stops it once the head is read. A request being served
+//! (a consolidation of minutes, a streamed answer) runs no timer.
+
+use std::io::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::serve::Listener;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::task::JoinSet;
+
+/// How long a client has to send a complete request head, from accept or from the end of the
+/// previous response (so also how long a keep-alive connection may sit idle). Local clients send
+/// a head in microseconds; ten seconds forgives a stalled machine, and a closed keep-alive
+/// connection costs a local client one reconnect.
+pub const DEFAULT_HEADER_READ: Duration = Duration::from_secs(10);
+/// `LOCALM_HEADER_READ_TIMEOUT`: the header-read timeout in seconds (for tests; not advertised).
+pub const HEADER_READ_ENV: &str = "LOCALM_HEADER_READ_TIMEOUT";
+/// The most connections one listener serves at once.
+pub const MAX_CONNECTIONS: usize = 64;
+/// Open files the daemon keeps for itself under its limit: store files and locks on the blocking
+/// threads, child processes' pipes, the watcher, the runtime, the model files.
+pub const FD_RESERVE: u64 = 64;
+/// The soft open-file limit the daemon asks for at start (never above the hard limit): room for
+/// both caps and the reserve many times over, without handing a huge limit to child processes.
+pub const FD_WANTED: u64 = 4096;
+
+/// The caps and the timeout the listeners are served with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Connections the control socket serves at once.
+    pub unix: usize,
+    /// Connections the loopback TCP listener serves at once.
+    pub tcp: usize,
+    /// See [`DEFAULT_HEADER_READ`].
+    pub header_read: Duration,
+}
+
+impl Limits {
+    /// Caps that fit under `fd_limit` open files with [`FD_RESERVE`] left for the daemon: up to
+    /// [`MAX_CONNECTIONS`] each, the socket's half taken first, at least one each.
+    pub fn new(fd_limit: u64, header_read: Duration) -> Limits {
+        let spare = fd_limit.saturating_sub(FD_RESERVE);
+        let cap = |n: u64| {
+            usize::try_from(n)
+                .unwrap_or(usize::MAX)
+                .clamp(1, MAX_CONNECTIONS)
+        };
+        let unix = cap(spare / 2);
+        let tcp = cap(spare.saturating_sub(unix as u64));
+        Limits {
+            unix,
+            tcp,
+            header_read,
+        }
+    }
+
+    /// Read [`HEADER_READ_ENV`] (whole seconds, at least 1); a bad value is an error.
+    pub fn header_read_from_env(get: impl Fn(&str) -> Option<String>) -> Result<Duration, String> {
+        match get(HEADER_READ_ENV).filter(|v| !v.trim().is_empty()) {
+            None => Ok(DEFAULT_HEADER_READ),
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(n) if n >= 1 => Ok(Duration::from_secs(n)),
+                _ => Err(format!(
+                    "{HEADER_READ_ENV}={v:?} is not a whole number of seconds (at least 1)"
+                )),
+            },
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits::new(FD_WANTED, DEFAULT_HEADER_READ)
+    }
+}
+
+/// Raise the soft open-file limit to [`FD_WANTED`] if it is lower and the hard limit allows
+/// (the hard limit otherwise); returns the soft limit in force.
+pub fn raise_fd_limit() -> u64 {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit(2) writes one rlimit into the struct we own.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return FD_RESERVE;
+    }
+    let want = FD_WANTED.min(lim.rlim_max);
+    if lim.rlim_cur >= want {
+        return lim.rlim_cur;
+    }
+    let raised = libc::rlimit {
+        rlim_cur: want,
+        rlim_max: lim.rlim_max,
+    };
+    // SAFETY: setrlimit(2) reads the struct we own; it changes only this process's soft limit.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+        want
+    } else {
+        lim.rlim_cur
+    }
+}
+
+/// A connection a listener turns away without a task: a 503 if the socket takes it at once,
+/// then close.
+pub trait TurnAway {
+    fn turn_away(self);
+}
+
+const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: 95\r\nretry-after: 1\r\nconnection: close\r\n\r\n{\"error\":{\"code\":\"busy\",\"message\":\"too many open connections to this listener; retry shortly\"}}";
+
+impl TurnAway for tokio::net::TcpStream {
+    fn turn_away(self) {
+        // A fresh socket's send buffer is empty: one non-blocking write takes the whole answer.
+        if let Ok(mut s) = self.into_std() {
+            let _ = s.write(BUSY);
+        }
+    }
+}
+
+impl TurnAway for tokio::net::UnixStream {
+    fn turn_away(self) {
+        if let Ok(mut s) = self.into_std() {
+            let _ = s.write(BUSY);
+        }
+    }
+}
+
+/// Serve `router` on `listener`, at most `cap` connections at once, until `stop` turns true;
+/// then stop accepting and wait for every connection to finish its request and close.
+pub async fn serve<L>(
+    mut listener: L,
+    router: Router,
+    cap: usize,
+    header_read: Duration,
+    stop: watch::Receiver<bool>,
+) where
+    L: Listener,
+    L::Io: TurnAway,
+{
+    let permits = Arc::new(Semaphore::new(cap));
+    let mut conns = JoinSet::new();
+    let stopping = stopped(stop.clone());
+    tokio::pin!(stopping);
+    loop {
+        let io = tokio::select! {
+            (io, _addr) = listener.accept() => io,
+            () = &mut stopping => break,
+        };
+        while let Some(done) = conns.try_join_next() {
+            log_panic(done);
+        }
+        let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+            tracing::debug!("{cap} connections open: turned one away");
+            io.turn_away();
+            continue;
+        };
+        conns.spawn(connection(
+            io,
+            router.clone(),
+            header_read,
+            stop.clone(),
+            permit,
+        ));
+    }
+    drop(listener);
+    while let Some(done) = conns.join_next().await {
+        log_panic(done);
+    }
+}
+
+/// One connection, holding its listener's permit until it closes.
+async fn connection<I>(
+    io: I,
+    router: Router,
+    header_read: Duration,
+    stop: watch::Receiver<bool>,
+    _permit: OwnedSemaphorePermit,
+) where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(header_read);
+    let conn = http.serve_connection(TokioIo::new(io), TowerToHyperService::new(router));
+    tokio::pin!(conn);
+    let closed = tokio::select! {
+        r = conn.as_mut() => r,
+        () = stopped(stop) => {
+            // Closes an idle connection now; one serving a request closes after its response.
+            conn.as_mut().graceful_shutdown();
+            conn.await
+        }
+    };
+    match closed {
+        Err(e) if e.is_timeout() => {
+            tracing::debug!("closed a connection that sent no request head for {header_read:?}");
+        }
+        Err(e) => tracing::debug!("connection closed: {e}"),
+        Ok(()) => {}
+    }
+}
+
+async fn stopped(mut stop: watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
+}
+
+fn log_panic(done: Result<(), tokio::task::JoinError>) {
+    if let Err(e) = done
+        && e.is_panic()
+    {
+        tracing::error!("a connection's task panicked: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caps_fit_under_the_open_file_limit() {
+        let t = Duration::from_secs(10);
+        // (open-file limit, socket cap, TCP cap)
+        let table = [
+            (1_048_576, 64, 64),
+            (4096, 64, 64),
+            (256, 64, 64),
+            (192, 64, 64),
+            (160, 48, 48),
+            (100, 18, 18),
+            (65, 1, 1),
+            (0, 1, 1),
+        ];
+        for (fds, unix, tcp) in table {
+            let l = Limits::new(fds, t);
+            assert_eq!((l.unix, l.tcp), (unix, tcp), "fd limit {fds}");
+            if fds >= FD_RESERVE + 2 {
+                assert!(
+                    (l.unix + l.tcp) as u64 + FD_RESERVE <= fds,
+                    "fd limit {fds}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_header_read_timeout_comes_from_the_environment() {
+        assert_eq!(
+            Limits::header_read_from_env(|_| None).unwrap(),
+            DEFAULT_HEADER_READ
+        );
+        assert_eq!(
+            Limits::header_read_from_env(|_| Some(" 2 ".into())).unwrap(),
+            Duration::from_secs(2)
+        );
+        for bad in ["0", "-1", "1.5", "soon"] {
+            let err = Limits::header_read_from_env(|_| Some(bad.into())).unwrap_err();
+            assert!(err.contains(HEADER_READ_ENV), "{err}");
+        }
+    }
+}
