@@ -7,6 +7,7 @@
 pub mod backfill;
 pub mod cli;
 pub mod exit;
+pub mod mcp;
 pub mod models;
 pub mod paths;
 pub mod recall;

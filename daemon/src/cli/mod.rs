@@ -113,6 +113,10 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         from: Option<PathBuf>,
     },
+    /// Serve memory as MCP tools on stdio, for an MCP host (e.g. an editor or a desktop chat
+    /// app): memory_recall, and memory_append with --memory-write. Both are refused while the
+    /// mode is privacy.
+    Mcp(McpArgs),
     /// Print shell completions for SHELL to stdout.
     Completions {
         #[arg(value_enum)]
@@ -134,6 +138,16 @@ pub struct DaemonArgs {
     /// More log detail: -v debug, -vv trace (RUST_LOG overrides).
     #[arg(short, long, action = clap::ArgAction::Count)]
     pub verbose: u8,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Also offer memory_append, which saves facts a model writes (as source synth).
+    #[arg(long)]
+    pub memory_write: bool,
+    /// Do not offer memory_recall: the client cannot read memory.
+    #[arg(long)]
+    pub no_memory: bool,
 }
 
 /// What every command needs: where the data is and which mode is in force.
@@ -184,6 +198,18 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 mode_flag: cli.global.mode.map(Mode::from),
                 socket: args.socket,
                 listen: args.listen,
+            })
+        }
+        Command::Mcp(args) => {
+            crate::service::init_logging(0);
+            let ctx = Context::resolve(&cli.global)?;
+            crate::mcp::main(crate::mcp::Options {
+                data_dir: ctx.data_dir,
+                mode_flag: cli.global.mode.map(Mode::from),
+                tools: crate::mcp::Tools {
+                    recall: !args.no_memory,
+                    append: args.memory_write,
+                },
             })
         }
         Command::Status { json } => status::run(&Context::resolve(&cli.global)?, json),

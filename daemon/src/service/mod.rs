@@ -249,8 +249,9 @@ fn seed_last_pass(shared: &Shared) {
 /// Start tracing to stderr: `RUST_LOG` if set, else info (`-v` debug, `-vv` trace).
 pub fn init_logging(verbose: u8) {
     use std::io::IsTerminal;
+    // rmcp (`localm mcp`) logs every session's start and end at info: only its warnings here.
     let default = match verbose {
-        0 => "info",
+        0 => "info,rmcp=warn",
         1 => "debug",
         _ => "trace",
     };
