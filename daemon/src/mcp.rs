@@ -347,12 +347,6 @@ impl Memory {
                 ));
             }
         };
-        if !(0.0..=1.0).contains(&args.importance) {
-            return Err(format!(
-                "importance must be a number from 0 to 1, not {}; nothing was saved.",
-                args.importance
-            ));
-        }
         let ctx = Ctx {
             store: &self.store,
             mode: config.mode,
@@ -360,7 +354,8 @@ impl Memory {
             now: Utc::now(),
             via: "mcp",
         };
-        #[allow(clippy::cast_possible_truncation)] // checked to be within 0–1 above
+        // add_from refuses one outside 0–1, as `memory add` does.
+        #[allow(clippy::cast_possible_truncation)]
         let importance = args.importance as f32;
         let committed = manage::add_from(&ctx, Source::Synth, &args.text, kind, Some(importance))
             .map_err(|e| format!("{e}; nothing was saved."))?;
