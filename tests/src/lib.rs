@@ -175,3 +175,19 @@ pub fn embed_model() -> Option<PathBuf> {
 pub fn llm_model() -> Option<PathBuf> {
     test_model("LOCALM_TEST_LLM_MODEL", "SmolLM2-135M-Instruct.Q4_1.gguf")
 }
+
+/// The Python that has the official client packages (`scripts/lib/py-clients.sh` makes it):
+/// `$LOCALM_TEST_PYTHON`. `None` (and a note) when unset, unless `LOCALM_REQUIRE_MODELS` is set
+/// (as `scripts/test` does), then it fails.
+pub fn test_python() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("LOCALM_TEST_PYTHON").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    assert!(
+        std::env::var_os("LOCALM_REQUIRE_MODELS").is_none(),
+        "LOCALM_TEST_PYTHON is not set: run scripts/test, or source scripts/lib/py-clients.sh and \
+         run `py_clients target/py-clients mcp==2.3.0`"
+    );
+    eprintln!("skipped: LOCALM_TEST_PYTHON is not set (scripts/test sets it up)");
+    None
+}
