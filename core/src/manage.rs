@@ -146,12 +146,28 @@ pub fn add(
     kind: Kind,
     importance: Option<f32>,
 ) -> Result<Committed<Added>, ManageError> {
+    add_from(ctx, Source::User, text, kind, importance)
+}
+
+/// Save a fact written by `source`: `add` for what the user typed, `synth` for what a model
+/// wrote through a tool (`localm mcp`'s `memory_append`). The same rules either way: refused in
+/// privacy mode, one normalised line, importance 0–1 (default 0.8) then capped for the source
+/// (synth at most 0.85), the same fact already there (ignoring case and spacing) kept as it is
+/// whatever its source, at most 256 records.
+pub fn add_from(
+    ctx: &Ctx,
+    source: Source,
+    text: &str,
+    kind: Kind,
+    importance: Option<f32>,
+) -> Result<Committed<Added>, ManageError> {
     refuse_in_privacy(ctx, "add")?;
     let text = normalize_fact(text)?;
     let importance = importance.unwrap_or(DEFAULT_IMPORTANCE);
     if !(0.0..=1.0).contains(&importance) {
         return Err(ManageError::BadImportance(importance));
     }
+    let importance = Record::clamp_importance(source, importance);
     ctx.store.write(|snap| {
         import_legacy_once(ctx, snap)?;
         let key = fact_key(&text);
@@ -161,19 +177,27 @@ pub fn add(
         if snap.records.len() >= MAX_RECORDS {
             return Err(ManageError::Full);
         }
-        let record = user_record(ctx, snap, text.clone(), kind, importance);
+        let record = typed_record(ctx, snap, source, text.clone(), kind, importance);
         snap.records.push(record.clone());
         Ok(Added::New(record))
     })
 }
 
-/// A new record for text the user typed: source `user`, provenance via the caller.
-fn user_record(ctx: &Ctx, snap: &Snapshot, text: String, kind: Kind, importance: f32) -> Record {
+/// A new record for text typed through the caller (`ctx.via`): by the user (source `user`), or
+/// by a model through a tool (`synth`).
+fn typed_record(
+    ctx: &Ctx,
+    snap: &Snapshot,
+    source: Source,
+    text: String,
+    kind: Kind,
+    importance: f32,
+) -> Record {
     Record {
         id: snap.fresh_id(&text, ctx.now),
         text,
         kind,
-        source: Source::User,
+        source,
         importance,
         created_at: ctx.now,
         updated_at: ctx.now,
@@ -287,7 +311,14 @@ pub fn replace_all(ctx: &Ctx, text: &str) -> Result<Committed<Replaced>, ManageE
             if snap.records.iter().any(|r| fact_key(&r.text) == key) {
                 continue;
             }
-            let record = user_record(ctx, snap, fact, Kind::Semantic, DEFAULT_IMPORTANCE);
+            let record = typed_record(
+                ctx,
+                snap,
+                Source::User,
+                fact,
+                Kind::Semantic,
+                DEFAULT_IMPORTANCE,
+            );
             snap.records.push(record.clone());
             out.added.push(record);
         }

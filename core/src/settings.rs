@@ -12,7 +12,7 @@ use self::plugins::PluginState;
 
 pub use self::keys::KEYS;
 
-mod keys;
+pub mod keys;
 pub mod plugins;
 
 /// The session mode. Memory only grows in `log` or `full`; `privacy` (the default) writes nothing.
@@ -88,6 +88,9 @@ pub struct Settings {
     /// A GGUF for chat replies, if not the consolidation model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chat_model: Option<PathBuf>,
+    /// An OpenAI-compatible server chat replies come from instead (its base URL, `…/v1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chat_upstream: Option<String>,
     /// Installed and enabled plugins, by name (see `plugins`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub plugins: BTreeMap<String, PluginState>,
@@ -110,6 +113,7 @@ impl Default for Settings {
             llm_model: None,
             embedding_model: None,
             chat_model: None,
+            chat_upstream: None,
             plugins: BTreeMap::new(),
             extra: BTreeMap::new(),
         }

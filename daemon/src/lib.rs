@@ -8,6 +8,7 @@ pub mod backfill;
 pub mod chat;
 pub mod cli;
 pub mod exit;
+pub mod mcp;
 pub mod models;
 pub mod paths;
 pub mod recall;

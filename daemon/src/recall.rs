@@ -1,14 +1,24 @@
-//! The chat turn's recall as the terminal (`memory recall`) and the socket
-//! (`POST /api/memory/recall`) answer it: whether this turn gets any, and the one wire shape
-//! both print. The ranking itself is core's [`localm_core::recall::run`].
+//! The chat turn's recall as the terminal (`memory recall`), `localm mcp` and the socket
+//! (`POST /api/memory/recall`) answer it: whether this turn gets any, one recall read straight
+//! from the store, and the one wire shape the terminal and the socket print. The ranking itself
+//! is core's [`localm_core::recall::run`].
 
+use std::sync::Arc;
+
+use chrono::Utc;
 use localm_core::Settings;
 use localm_core::recall::gate::Gates;
+use localm_core::engine::Embedder;
+use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, Query, build_query};
-use localm_core::recall::{Candidate, Degrade, Item, Recall};
+use localm_core::recall::{self, Candidate, Degrade, Input, Item, Recall};
 use localm_core::record::Record;
 use localm_core::settings::Mode;
+use localm_core::store::jsonl::CorruptLine;
+use localm_core::store::{Store, StoreError};
 use serde::Serialize;
+
+use crate::models::embedder::Bert;
 
 /// The query for this turn, or why it gets no recall (the settings forbid it in this mode, or
 /// the messages leave nothing to recall for: an origin-marked latest message, the coder agent).
@@ -22,6 +32,53 @@ pub fn query_for(
         .recall_allowed(mode)
         .map_err(|why| why.to_string())?;
     build_query(messages, agent).ok_or_else(|| "no recall for this turn".to_string())
+}
+
+/// One recall read straight from the store, and what the caller should report about the read.
+pub struct FromStore {
+    pub answer: Answer,
+    /// The live records recall ranked (every item of the answer is one of them).
+    pub records: Vec<Record>,
+    /// Lines of the store that did not parse: left in place, the caller reports them.
+    pub corrupt: Vec<CorruptLine>,
+    /// Why the vector sidecar could not be read, when it could not (recall was then lexical).
+    pub vectors_error: Option<StoreError>,
+}
+
+/// One turn's recall over the store as it is on disk now, as the terminal and `localm mcp` run
+/// it (the daemon keeps a cache instead). Takes no lock and writes nothing. `embedder` is asked
+/// for only when there are records to rank.
+pub fn from_store(
+    store: &Store,
+    query: &Query,
+    embedder: impl FnOnce() -> Option<Arc<Bert>>,
+    explain: bool,
+) -> Result<FromStore, StoreError> {
+    let snap = store.read()?;
+    let (vectors, vectors_error) = match store.read_vectors() {
+        Ok(v) => (Some(v), None),
+        Err(e) => (None, Some(e)),
+    };
+    let embedder = if snap.records.is_empty() {
+        None
+    } else {
+        embedder()
+    };
+    let index = LexicalIndex::new(snap.records.iter().map(|r| r.text.as_str()));
+    let result = recall::run(&Input {
+        records: &snap.records,
+        index: &index,
+        vectors: vectors.as_ref(),
+        embedder: embedder.as_deref().map(|e| e as &dyn Embedder),
+        query,
+        now: Utc::now(),
+    });
+    Ok(FromStore {
+        answer: Answer::new(result, &snap.records, explain),
+        records: snap.records,
+        corrupt: snap.corrupt,
+        vectors_error,
+    })
 }
 
 /// What recall did for one turn, as JSON.

@@ -386,3 +386,57 @@ fn the_official_openai_client_chats_with_and_without_streaming() {
     // Both turns were logged.
     assert_eq!(session_lines(&env, "py").len(), 4);
 }
+
+/// `--chat-upstream`: a second `localm daemon` is the upstream, over real HTTP with its token;
+/// the first has no model of its own, adds memory in front and logs the turn.
+#[test]
+fn an_upstream_server_generates_and_localm_adds_memory_in_front() {
+    let Some(upstream_env) = model_env("privacy") else {
+        return;
+    };
+    upstream_env.run(&["plugin", "disable", "memory"]).ok();
+    let upstream = upstream_env.spawn_daemon(&[], &["--listen", "127.0.0.1:0"]);
+    upstream.wait_ready();
+    let info: Value = serde_json::from_slice(
+        &fs::read(upstream_env.data_dir().join("daemon.json")).unwrap(),
+    )
+    .unwrap();
+    let base = format!("http://{}/v1", info["tcp"].as_str().unwrap());
+    let token = fs::read_to_string(upstream_env.data_dir().join("api-token")).unwrap();
+
+    let env = Env::new();
+    env.run(&["plugin", "install", "memory"]).ok();
+    env.run(&["settings", "set", "mode", "log"]).ok();
+    env.run(&["memory", "add", "My dog is a beagle named Biscuit"]).ok();
+    let d = env.spawn_daemon(
+        &[("LOCALM_CHAT_UPSTREAM_KEY", token.trim())],
+        &["--chat-upstream", &base],
+    );
+    d.wait_ready();
+    let r = chat(
+        &d,
+        &json!({"messages": [{"role": "system", "content": "Answer briefly."}, user("what is my dog called?")],
+                "max_tokens": 16, "session": "up"}),
+    );
+    assert_eq!(r.status, 200, "{}\n{}", r.body, d.log());
+    assert!(r.header("x-localm-memory").unwrap().starts_with("count=1; items="));
+    assert!(reply_text(&r).contains("Biscuit"), "the upstream saw the block: {}", r.body);
+    let r = chat(
+        &d,
+        &json!({"messages": [user("Tell me about my dog.")], "max_tokens": 8, "stream": true, "session": "up"}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.header("content-type"), Some("text/event-stream"));
+    assert!(r.header("x-localm-memory").unwrap().starts_with("count=1"));
+    assert!(r.body.contains("\"delta\""), "{}", r.body);
+    assert!(r.body.trim_end().ends_with("data: [DONE]"), "{}", r.body);
+    let logged = session_lines(&env, "up");
+    assert_eq!(logged.len(), 4, "{logged:?}\n{}", d.log());
+    assert!(logged[1]["content"].as_str().unwrap().contains("Biscuit"));
+    assert!(!logged[3]["content"].as_str().unwrap().is_empty());
+    // An upstream that does not answer: a clear 502.
+    drop(upstream);
+    let r = chat(&d, &json!({"messages": [user("hi")]}));
+    assert_eq!(r.status, 502, "{}", r.body);
+    assert_eq!(r.json()["error"]["code"], "upstream_unreachable");
+}

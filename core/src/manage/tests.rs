@@ -1,6 +1,7 @@
 //! The user's operations: every rule of "From the terminal", on a temp store.
 
 use super::*;
+use crate::record::SYNTH_IMPORTANCE_CAP;
 use crate::store::archive::ArchiveReason;
 use std::time::Duration;
 
@@ -78,6 +79,60 @@ fn add_refusals() {
         Err(ManageError::Privacy("add"))
     ));
     assert!(f.store.read().unwrap().records.is_empty());
+}
+
+#[test]
+fn add_from_a_model_is_synth_capped_and_never_replaces_a_users_fact() {
+    let f = fixture();
+    let mcp = Ctx {
+        via: "mcp",
+        ..f.ctx(Mode::Log)
+    };
+    let added = add_from(
+        &mcp,
+        Source::Synth,
+        "Runs Arch Linux",
+        Kind::Semantic,
+        Some(1.0),
+    )
+    .unwrap()
+    .value;
+    let Added::New(r) = added else {
+        panic!("a new fact is added: {added:?}")
+    };
+    assert_eq!(r.source, Source::Synth);
+    assert_eq!(r.importance, SYNTH_IMPORTANCE_CAP);
+    assert_eq!(r.provenance.via.as_deref(), Some("mcp"));
+    // The user's own fact stays theirs when a model saves it again.
+    let mine = f.add("Prefers green tea");
+    let again = add_from(
+        &mcp,
+        Source::Synth,
+        "prefers GREEN tea",
+        Kind::Semantic,
+        None,
+    )
+    .unwrap()
+    .value;
+    assert_eq!(again, Added::Existing(mine));
+    // The same refusals as `add`.
+    assert!(matches!(
+        add_from(&mcp, Source::Synth, " \u{200B} ", Kind::Semantic, None),
+        Err(ManageError::Text(TextError::Empty))
+    ));
+    assert!(matches!(
+        add_from(&mcp, Source::Synth, "fine", Kind::Semantic, Some(-0.1)),
+        Err(ManageError::BadImportance(_))
+    ));
+    let privacy = Ctx {
+        mode: Mode::Privacy,
+        ..f.ctx(Mode::Log)
+    };
+    assert!(matches!(
+        add_from(&privacy, Source::Synth, "fine", Kind::Semantic, None),
+        Err(ManageError::Privacy("add"))
+    ));
+    assert_eq!(f.store.read().unwrap().records.len(), 2);
 }
 
 #[test]

@@ -38,11 +38,16 @@ pub const KEYS: &[(&str, &str)] = &[
         "chat_model",
         "GGUF model for chat replies (a path, or default: llm_model's)",
     ),
+    (
+        "chat_upstream",
+        "OpenAI-compatible server for chat replies (a base URL such as http://127.0.0.1:8080/v1, or none)",
+    ),
 ];
 
 const BOOL: &str = "true or false (also on/off, yes/no, 1/0)";
 const MODE: &str = "privacy, log or full";
 const PATH: &str = "an absolute path, or default";
+const URL: &str = "an http:// or https:// base URL, or none";
 
 impl Settings {
     /// The value of setting `key` as text: booleans as true/false, model paths as the path or
@@ -61,6 +66,7 @@ impl Settings {
             "llm_model" => path(&self.llm_model),
             "embedding_model" => path(&self.embedding_model),
             "chat_model" => path(&self.chat_model),
+            "chat_upstream" => self.chat_upstream.clone().unwrap_or_else(|| "none".into()),
             other => unreachable!("{other} is in KEYS but not handled"),
         })
     }
@@ -84,6 +90,9 @@ impl Settings {
             "llm_model" => self.llm_model = path()?,
             "embedding_model" => self.embedding_model = path()?,
             "chat_model" => self.chat_model = path()?,
+            "chat_upstream" => {
+                self.chat_upstream = parse_url(value).ok_or_else(|| bad(URL))?;
+            }
             other => unreachable!("{other} is in KEYS but not handled"),
         }
         Ok(())
@@ -111,6 +120,17 @@ fn parse_bool(value: &str) -> Option<bool> {
 
 /// `Some(None)` for "default" or empty (clear), `Some(path)` for an absolute path, `None` for a
 /// relative one (core does not know the caller's working folder).
+/// A base URL (no trailing slash), or `Some(None)` for none/default/empty.
+pub fn parse_url(value: &str) -> Option<Option<String>> {
+    let v = value.trim();
+    if v.is_empty() || v.eq_ignore_ascii_case("none") || v.eq_ignore_ascii_case("default") {
+        return Some(None);
+    }
+    let ok = (v.starts_with("http://") || v.starts_with("https://"))
+        && !v.chars().any(|c| c.is_whitespace() || c.is_control());
+    ok.then(|| Some(v.trim_end_matches('/').to_string()))
+}
+
 fn parse_path(value: &str) -> Option<Option<PathBuf>> {
     let v = value.trim();
     if v.is_empty() || v.eq_ignore_ascii_case("default") {
@@ -122,6 +142,18 @@ fn parse_path(value: &str) -> Option<Option<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chat_upstream_takes_a_base_url_or_none() {
+        let mut s = Settings::default();
+        s.set("chat_upstream", "http://127.0.0.1:8080/v1/").unwrap();
+        assert_eq!(s.chat_upstream.as_deref(), Some("http://127.0.0.1:8080/v1"));
+        assert_eq!(s.get("chat_upstream").unwrap(), "http://127.0.0.1:8080/v1");
+        assert!(s.set("chat_upstream", "ftp://x").is_err());
+        assert!(s.set("chat_upstream", "http://a b").is_err());
+        s.set("chat_upstream", "none").unwrap();
+        assert_eq!(s.chat_upstream, None);
+    }
 
     #[test]
     fn every_key_gets_and_sets_round_trip() {

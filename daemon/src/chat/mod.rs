@@ -4,4 +4,5 @@
 
 pub mod protocol;
 pub mod supervisor;
+pub mod upstream;
 pub mod worker;

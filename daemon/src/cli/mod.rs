@@ -113,6 +113,10 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         from: Option<PathBuf>,
     },
+    /// Serve memory as MCP tools on stdio, for an MCP host (e.g. an editor or a desktop chat
+    /// app): memory_recall, and memory_append with --memory-write. Both are refused while the
+    /// mode is privacy.
+    Mcp(McpArgs),
     /// The chat worker the daemon starts: holds the chat model and serves replies over
     /// stdin/stdout (internal).
     #[command(hide = true)]
@@ -140,9 +144,31 @@ pub struct DaemonArgs {
     /// in <data dir>/api-token. Off by default.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<SocketAddr>,
+    /// Chat replies come from this OpenAI-compatible server (its base URL, e.g.
+    /// http://127.0.0.1:8080/v1 for llama-server) instead of the local model; localm adds memory
+    /// in front of it. Overrides the chat_upstream setting.
+    #[arg(long, value_name = "URL", value_parser = parse_upstream)]
+    pub chat_upstream: Option<String>,
     /// More log detail: -v debug, -vv trace (RUST_LOG overrides).
     #[arg(short, long, action = clap::ArgAction::Count)]
     pub verbose: u8,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Also offer memory_append, which saves facts a model writes (as source synth).
+    #[arg(long)]
+    pub memory_write: bool,
+    /// Do not offer memory_recall: the client cannot read memory.
+    #[arg(long)]
+    pub no_memory: bool,
+}
+
+fn parse_upstream(v: &str) -> Result<String, String> {
+    match localm_core::settings::keys::parse_url(v) {
+        Some(Some(url)) => Ok(url),
+        _ => Err("expected an http:// or https:// base URL".into()),
+    }
 }
 
 /// What every command needs: where the data is and which mode is in force.
@@ -194,6 +220,19 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 mode_flag: cli.global.mode.map(Mode::from),
                 socket: args.socket,
                 listen: args.listen,
+                chat_upstream: args.chat_upstream,
+            })
+        }
+        Command::Mcp(args) => {
+            crate::service::init_logging(0);
+            let ctx = Context::resolve(&cli.global)?;
+            crate::mcp::main(crate::mcp::Options {
+                data_dir: ctx.data_dir,
+                mode_flag: cli.global.mode.map(Mode::from),
+                tools: crate::mcp::Tools {
+                    recall: !args.no_memory,
+                    append: args.memory_write,
+                },
             })
         }
         Command::Status { json } => status::run(&Context::resolve(&cli.global)?, json),

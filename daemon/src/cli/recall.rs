@@ -2,13 +2,11 @@
 //! terminal (never writes), and the embedding sweep, now.
 
 use std::io::IsTerminal;
+use std::sync::Arc;
 
 use anyhow::Context as _;
-use chrono::Utc;
 use localm_core::engine::Embedder;
-use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
-use localm_core::recall::{self, Input};
 use localm_core::store::Store;
 
 use super::Context;
@@ -16,7 +14,7 @@ use super::output::{self, print};
 use crate::backfill;
 use crate::exit::{Code, coded};
 use crate::models::{self, embedder::Bert};
-use crate::recall::{Answer, query_for};
+use crate::recall::{Answer, from_store, query_for};
 
 /// The installed embedder, if any; one that fails to load is reported and treated as absent
 /// (recall degrades to `no_embedder`).
@@ -44,28 +42,13 @@ pub fn run_recall(
             Answer::skipped(why)
         }
         Ok(query) => {
-            let snap = store
-                .read()
+            let read = from_store(store, &query, || load_embedder(ctx).map(Arc::new), explain)
                 .with_context(|| format!("while reading the store in {}", store.dir().display()))?;
-            output::warn_corrupt(&snap.corrupt, false);
-            let vectors = match store.read_vectors() {
-                Ok(v) => Some(v),
-                Err(e) => {
-                    eprintln!("localm: warning: {e}");
-                    None
-                }
-            };
-            let embedder = load_embedder(ctx);
-            let index = LexicalIndex::new(snap.records.iter().map(|r| r.text.as_str()));
-            let result = recall::run(&Input {
-                records: &snap.records,
-                index: &index,
-                vectors: vectors.as_ref(),
-                embedder: embedder.as_ref().map(|e| e as &dyn Embedder),
-                query: &query,
-                now: Utc::now(),
-            });
-            Answer::new(result, &snap.records, explain)
+            output::warn_corrupt(&read.corrupt, false);
+            if let Some(e) = read.vectors_error {
+                eprintln!("localm: warning: {e}");
+            }
+            read.answer
         }
     };
     if as_json {

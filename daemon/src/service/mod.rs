@@ -52,6 +52,9 @@ pub struct Options {
     pub socket: Option<PathBuf>,
     /// A loopback address for the optional TCP listener (off by default).
     pub listen: Option<SocketAddr>,
+    /// `--chat-upstream`: chat replies come from this OpenAI-compatible server (over the
+    /// `chat_upstream` setting).
+    pub chat_upstream: Option<String>,
 }
 
 /// The daemon's listeners, bound before [`run`].
@@ -110,11 +113,9 @@ async fn serve(
         flag: opts.mode_flag,
         env: std::env::var("LOCALM_MODE").ok(),
     };
-    let shared = Arc::new(Shared::new(
-        opts.data_dir.clone(),
-        sources,
-        Children::new(exe),
-    )?);
+    let mut shared = Shared::new(opts.data_dir.clone(), sources, Children::new(exe))?;
+    shared.chat_upstream = opts.chat_upstream.clone();
+    let shared = Arc::new(shared);
     let socket_path = opts
         .socket
         .clone()
@@ -279,8 +280,9 @@ fn seed_last_pass(shared: &Shared) {
 /// Start tracing to stderr: `RUST_LOG` if set, else info (`-v` debug, `-vv` trace).
 pub fn init_logging(verbose: u8) {
     use std::io::IsTerminal;
+    // rmcp (`localm mcp`) logs every session's start and end at info: only its warnings here.
     let default = match verbose {
-        0 => "info",
+        0 => "info,rmcp=warn",
         1 => "debug",
         _ => "trace",
     };

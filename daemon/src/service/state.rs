@@ -49,6 +49,8 @@ pub struct Shared {
     pub children: Children,
     /// The chat model's worker process.
     pub chat: ChatWorker,
+    /// `--chat-upstream`, over the `chat_upstream` setting.
+    pub chat_upstream: Option<String>,
     /// Permits for store writes on the blocking pool ([`WRITERS`]).
     pub writers: tokio::sync::Semaphore,
     pub started: Instant,
@@ -63,7 +65,7 @@ impl Shared {
         sources: ModeSources,
         children: Children,
     ) -> anyhow::Result<Shared> {
-        let config = Arc::new(RwLock::new(load_config(&data_dir, &sources)?));
+        let config = Arc::new(RwLock::new(Config::load(&data_dir, &sources)?));
         let store = Store::new(&data_dir, "chat", "localm daemon");
         // The writer asks at the moment of writing, so a batch queued before privacy mode was
         // switched on is not written after it.
@@ -75,6 +77,7 @@ impl Shared {
             data_dir,
             recall: RecallCache::default(),
             chat: ChatWorker::new(children.exe().to_path_buf()),
+            chat_upstream: None,
             children,
             writers: tokio::sync::Semaphore::new(WRITERS),
             started: Instant::now(),
@@ -90,7 +93,7 @@ impl Shared {
     /// Re-read settings.json. Returns the old and new config when something changed; a file that
     /// does not parse is reported and the running config is kept.
     pub fn reload(&self) -> anyhow::Result<Option<(Config, Config)>> {
-        let fresh = load_config(&self.data_dir, &self.sources)?;
+        let fresh = Config::load(&self.data_dir, &self.sources)?;
         let mut current = self.config.write().unwrap_or_else(|e| e.into_inner());
         if *current == fresh {
             return Ok(None);
@@ -145,8 +148,12 @@ fn read(config: &RwLock<Config>) -> std::sync::RwLockReadGuard<'_, Config> {
     config.read().unwrap_or_else(|e| e.into_inner())
 }
 
-fn load_config(data_dir: &Path, sources: &ModeSources) -> anyhow::Result<Config> {
-    let settings = Settings::load(data_dir)?;
-    let mode = resolve_mode(sources.flag, sources.env.as_deref(), &settings)?;
-    Ok(Config { settings, mode })
+impl Config {
+    /// Read settings.json and resolve the mode in force from it and `sources`: the one way the
+    /// daemon and `localm mcp` decide, at each reload or tool call, what memory may do.
+    pub fn load(data_dir: &Path, sources: &ModeSources) -> anyhow::Result<Config> {
+        let settings = Settings::load(data_dir)?;
+        let mode = resolve_mode(sources.flag, sources.env.as_deref(), &settings)?;
+        Ok(Config { settings, mode })
+    }
 }

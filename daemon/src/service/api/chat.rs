@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 use super::recall::{HEADER, recall_turn};
 use crate::chat::protocol::{Event, Finish, Request};
 use crate::chat::supervisor::ChatFailure;
+use crate::chat::upstream;
 use crate::models;
 use crate::service::state::Shared;
 
@@ -142,6 +143,24 @@ pub async fn completions(
             localm_core::recall::Recall::none(None).header_value(),
         )
     };
+    let upstream = s
+        .chat_upstream
+        .clone()
+        .or_else(|| config.settings.chat_upstream.clone());
+    if let Some(base) = upstream {
+        let original: Value = serde_json::from_slice(&body).unwrap_or_default();
+        let sent = upstream::body(&original, &chat::prompt(&req.messages, &block));
+        let p = Prepared {
+            log_to: (plugin && config.mode.allows_writes()).then_some(session),
+            model: req.model.clone().unwrap_or_default(),
+            req,
+            header,
+            block,
+            created,
+            id,
+        };
+        return forward(s, p, base, sent).await;
+    }
     let Some(model_path) = models::chat_path(&s.data_dir, &config.settings) else {
         return error(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -358,6 +377,92 @@ fn stream(s: Arc<Shared>, p: Prepared, mut turn: crate::chat::supervisor::Turn) 
         rx.poll_recv(cx).map(|o| o.map(Ok::<_, Infallible>))
     });
     with_header(sse_response(Body::from_stream(body)), &header)
+}
+
+/// The turn through `chat_upstream`: forward the augmented request, pass the answer back as it
+/// comes (streamed or whole, with its status), and log the turn once a reply arrived whole.
+async fn forward(s: Arc<Shared>, p: Prepared, base: String, sent: Value) -> Response {
+    let (head_tx, head_rx) = tokio::sync::oneshot::channel::<(u16, String)>();
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Bytes>(64);
+    let stream = p.req.stream;
+    let header = p.header.clone();
+    let shared = Arc::clone(&s);
+    let reading = tokio::task::spawn_blocking(move || {
+        let mut head_tx = Some(head_tx);
+        let mut text = String::new();
+        let mut whole = String::new();
+        let mut ok = false;
+        let mut complete = !stream;
+        let result = upstream::forward(
+            &base,
+            &sent,
+            &mut |a| {
+                ok = (200..300).contains(&a.status);
+                if let Some(h) = head_tx.take() {
+                    let _ = h.send((a.status, a.content_type.clone()));
+                }
+            },
+            &mut |line| {
+                if stream {
+                    if let Some(t) = upstream::delta(line) {
+                        text.push_str(&t);
+                    }
+                    if line.trim() == "data: [DONE]" {
+                        complete = true;
+                    }
+                } else {
+                    whole.push_str(line);
+                    whole.push('\n');
+                }
+                tx.blocking_send(Bytes::from(format!("{line}\n"))).is_ok()
+            },
+        );
+        if let Err(e) = &result {
+            tracing::warn!("chat upstream: {e}");
+        }
+        if !stream {
+            text = upstream::content(&whole).unwrap_or_default();
+        }
+        (result.is_ok() && ok && complete).then_some(text)
+    });
+    let Ok((status, content_type)) = head_rx.await else {
+        let why = match reading.await {
+            Ok(_) => "no answer".to_string(),
+            Err(e) => e.to_string(),
+        };
+        return with_header(
+            error(
+                StatusCode::BAD_GATEWAY,
+                "upstream_unreachable",
+                format!("the chat upstream did not answer ({why}); check chat_upstream"),
+            ),
+            &header,
+        );
+    };
+    let logger = tokio::spawn(async move {
+        if let Ok(Some(text)) = reading.await {
+            log_turn(&shared, &p, &text).await;
+        }
+    });
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+    let mut resp = if stream {
+        let body = futures_util::stream::poll_fn(move |cx| {
+            rx.poll_recv(cx).map(|o| o.map(Ok::<_, Infallible>))
+        });
+        Response::new(Body::from_stream(body))
+    } else {
+        let mut whole = Vec::new();
+        while let Some(b) = rx.recv().await {
+            whole.extend_from_slice(&b);
+        }
+        let _ = logger.await;
+        Response::new(Body::from(whole))
+    };
+    *resp.status_mut() = status;
+    if let Ok(v) = HeaderValue::from_str(&content_type) {
+        resp.headers_mut().insert(header::CONTENT_TYPE, v);
+    }
+    with_header(resp, &header)
 }
 
 /// Append the turn to its session log (log/full mode with the plugin on only).

@@ -1,0 +1,474 @@
+//! `localm mcp` driven by the official MCP Python SDK (`tests/clients/mcp_client.py`, over
+//! stdio): initialize, tools/list under each flag, tools/call of every tool and every refusal,
+//! checked against the store on disk.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use localm_tests::{Env, bin, embed_model, test_python};
+use serde_json::{Value, json};
+
+/// One MCP session: `localm mcp ARGS` on `env`'s data dir, with `mode` as LOCALM_MODE (none:
+/// settings.json decides), running `steps` after initialize and tools/list. Returns what the
+/// client saw; `None` when no Python client is set up (the test is skipped).
+fn session(env: &Env, args: &[&str], mode: Option<&str>, steps: Value) -> Option<Value> {
+    let python = test_python()?;
+    let mut server_args = vec!["mcp", "--data-dir", env.data_dir().to_str().unwrap()];
+    server_args.extend_from_slice(args);
+    let mut server_env = BTreeMap::new();
+    if let Some(m) = mode {
+        server_env.insert("LOCALM_MODE", m);
+    }
+    let plan = json!({
+        "command": bin(),
+        "args": server_args,
+        "env": server_env,
+        "steps": steps,
+    });
+    let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/mcp_client.py");
+    let mut child = Command::new(python)
+        .arg(client)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the Python MCP client");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(plan.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the MCP client failed: {:?}\nstdout:\n{stdout}\nstderr (client and server):\n{stderr}",
+        out.status
+    );
+    Some(serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}")))
+}
+
+fn call(tool: &str, arguments: Value) -> Value {
+    json!({"call": tool, "arguments": arguments})
+}
+
+/// A command run between two calls, on the same data dir.
+fn run(env: &Env, args: &[&str]) -> Value {
+    let mut argv = vec![
+        bin().to_str().unwrap().to_string(),
+        "--data-dir".into(),
+        env.data_dir().to_str().unwrap().into(),
+    ];
+    argv.extend(args.iter().map(|a| a.to_string()));
+    json!({ "run": argv })
+}
+
+fn tool_names(session: &Value) -> Vec<&str> {
+    session["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect()
+}
+
+/// Every file under the store folder with its bytes: to show a refusal changed nothing.
+fn store_files(env: &Env) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let dir = env.store_dir();
+    if let Ok(entries) = fs::read_dir(&dir) {
+        for e in entries {
+            let path = e.unwrap().path();
+            files.insert(path.clone(), fs::read(&path).unwrap());
+        }
+    }
+    files
+}
+
+/// A tool result that succeeded; its structured content, which the text content repeats.
+fn ok(step: &Value) -> &Value {
+    assert_eq!(step["is_error"], false, "expected success: {step:#}");
+    let from_text: Value = serde_json::from_str(step["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        from_text, step["structured"],
+        "text content carries the same JSON"
+    );
+    &step["structured"]
+}
+
+/// A tool error (isError: true); its one-sentence message.
+fn refused(step: &Value) -> &str {
+    assert_eq!(step["is_error"], true, "expected a tool error: {step:#}");
+    step["text"].as_str().unwrap()
+}
+
+fn add(env: &Env, fact: &str) -> String {
+    env.log(&["memory", "add", fact]).ok();
+    let records = env.records();
+    let r = records.iter().find(|r| r["text"] == fact).unwrap();
+    r["id"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn initialize_and_tools_follow_the_flags() {
+    let env = Env::new();
+    let Some(default) = session(&env, &[], None, json!([])) else {
+        return;
+    };
+    let init = &default["initialize"];
+    assert_eq!(init["server"]["name"], "localm");
+    assert_eq!(init["tools_capability"], true);
+    assert!(
+        init["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("memory_recall")
+    );
+    assert_eq!(tool_names(&default), ["memory_recall"]);
+    let recall = &default["tools"][0];
+    assert!(
+        recall["description"]
+            .as_str()
+            .unwrap()
+            .contains("Refused while localm is in privacy mode")
+    );
+    assert_eq!(recall["input_schema"]["required"], json!(["query"]));
+    assert_eq!(recall["annotations"]["readOnlyHint"], true);
+    assert!(recall["output_schema"]["properties"]["items"].is_object());
+
+    let write = session(&env, &["--memory-write"], None, json!([])).unwrap();
+    assert_eq!(tool_names(&write), ["memory_append", "memory_recall"]);
+    let append = &write["tools"][0];
+    assert_eq!(append["input_schema"]["required"], json!(["text"]));
+    let props = &append["input_schema"]["properties"];
+    assert_eq!(props["kind"]["enum"], json!(["semantic", "episodic"]));
+    assert_eq!(props["importance"]["minimum"], 0.0);
+    assert_eq!(props["importance"]["maximum"], 1.0);
+
+    // --no-memory hides recall; a hidden tool cannot be called either.
+    let hidden = session(
+        &env,
+        &["--no-memory"],
+        Some("log"),
+        json!([call("memory_recall", json!({"query": "anything"}))]),
+    )
+    .unwrap();
+    assert!(tool_names(&hidden).is_empty());
+    assert!(hidden["steps"][0]["protocol_error"].is_string());
+    let both = session(&env, &["--no-memory", "--memory-write"], None, json!([])).unwrap();
+    assert_eq!(tool_names(&both), ["memory_append"]);
+    // Without --memory-write, memory_append is not there to call.
+    let read_only = session(
+        &env,
+        &[],
+        Some("log"),
+        json!([call("memory_append", json!({"text": "Uses Vim"}))]),
+    )
+    .unwrap();
+    assert!(read_only["steps"][0]["protocol_error"].is_string());
+    assert!(env.records().is_empty());
+}
+
+#[test]
+fn recall_returns_the_seeded_fact_with_its_id_and_the_degrade_reason() {
+    let env = Env::new();
+    let id = add(&env, "I work on printer firmware at Nordlys Instruments");
+    add(&env, "I prefer green tea");
+    let before = store_files(&env);
+    let Some(s) = session(
+        &env,
+        &[],
+        Some("log"),
+        json!([
+            call(
+                "memory_recall",
+                json!({"query": "How is the firmware release going?"})
+            ),
+            call(
+                "memory_recall",
+                json!({"query": "How tall is Mount Everest?"})
+            ),
+        ]),
+    ) else {
+        return;
+    };
+    let hit = ok(&s["steps"][0]);
+    assert_eq!(
+        hit["items"],
+        json!([{
+            "id": id,
+            "text": "I work on printer firmware at Nordlys Instruments",
+            "kind": "semantic",
+            "score": hit["items"][0]["score"],
+        }])
+    );
+    assert_eq!(hit["degrade"], "no_embedder");
+    let block = hit["block"].as_str().unwrap();
+    assert!(
+        block.contains("```memory\n- I work on printer firmware at Nordlys Instruments\n```"),
+        "{block}"
+    );
+    // The same block `localm memory recall` prints for the same message.
+    let cli: Value = serde_json::from_str(
+        &env.log(&[
+            "memory",
+            "recall",
+            "How is the firmware release going?",
+            "--json",
+        ])
+        .ok(),
+    )
+    .unwrap();
+    assert_eq!(hit["block"], cli["block"]);
+
+    let miss = ok(&s["steps"][1]);
+    assert_eq!(miss["items"], json!([]));
+    assert_eq!(miss["block"], "");
+    // Recall reads only: nothing is reinforced.
+    assert_eq!(store_files(&env), before);
+}
+
+#[test]
+fn append_saves_a_synth_fact_to_the_store() {
+    let env = Env::new();
+    let users = add(&env, "Prefers green tea");
+    let Some(s) = session(
+        &env,
+        &["--memory-write"],
+        Some("log"),
+        json!([
+            call(
+                "memory_append",
+                json!({"text": "  Prefers tabs\nover spaces\u{200B} ", "importance": 0.95})
+            ),
+            call("memory_append", json!({"text": "prefers TABS over spaces"})),
+            call(
+                "memory_append",
+                json!({"text": "Debugged a flaky upload test", "kind": "episodic"})
+            ),
+            call("memory_append", json!({"text": "prefers green TEA"})),
+            call("memory_recall", json!({"query": "tabs or spaces?"})),
+        ]),
+    ) else {
+        return;
+    };
+    let saved = ok(&s["steps"][0]);
+    let id = saved["id"].as_str().unwrap();
+    assert_eq!(saved["text"], "Prefers tabs over spaces");
+    assert_eq!(saved["kind"], "semantic");
+    assert_eq!(saved["source"], "synth");
+    assert_eq!(saved["importance"], 0.85);
+    assert_eq!(saved["existing"], false);
+
+    let again = ok(&s["steps"][1]);
+    assert_eq!(
+        (again["id"].as_str(), &again["existing"]),
+        (Some(id), &json!(true))
+    );
+    assert_eq!(ok(&s["steps"][2])["kind"], "episodic");
+    // The user's own fact stays theirs.
+    let mine = ok(&s["steps"][3]);
+    assert_eq!(mine["id"], users.as_str());
+    assert_eq!(
+        (&mine["source"], &mine["existing"]),
+        (&json!("user"), &json!(true))
+    );
+    assert_eq!(ok(&s["steps"][4])["items"][0]["id"], id);
+
+    let jsonl = fs::read_to_string(env.store_dir().join("memory.jsonl")).unwrap();
+    let line: Value = jsonl
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["id"] == id)
+        .expect("the appended fact is in memory.jsonl");
+    assert_eq!(line["text"], "Prefers tabs over spaces");
+    assert_eq!(line["source"], "synth");
+    assert_eq!(line["provenance"]["via"], "mcp");
+    assert_eq!(env.records().len(), 3);
+}
+
+#[test]
+fn privacy_mode_refuses_both_tools_and_changes_nothing() {
+    let env = Env::new();
+    add(&env, "I work on printer firmware");
+    // Even with read-only recall in privacy opted into for chat, the MCP tools are refused.
+    env.run(&["settings", "set", "memory_recall_in_privacy", "on"])
+        .ok();
+    env.run(&["settings", "set", "memory_recall_in_privacy_chat", "on"])
+        .ok();
+    let before = store_files(&env);
+    let steps = json!([
+        call("memory_recall", json!({"query": "firmware"})),
+        call("memory_append", json!({"text": "Uses Vim"})),
+        call("memory_append", json!({"text": ""})),
+    ]);
+    // Privacy by default (settings.json), and by LOCALM_MODE over a log-mode settings file.
+    let Some(by_default) = session(&env, &["--memory-write"], None, steps.clone()) else {
+        return;
+    };
+    env.run(&["settings", "set", "mode", "log"]).ok();
+    let by_env = session(&env, &["--memory-write"], Some("privacy"), steps.clone()).unwrap();
+    let by_flag = session(
+        &env,
+        &["--memory-write", "--mode", "privacy"],
+        Some("log"),
+        steps,
+    )
+    .unwrap();
+    for s in [&by_default, &by_env, &by_flag] {
+        for step in s["steps"].as_array().unwrap() {
+            let why = refused(step);
+            assert!(
+                why.contains("is refused: localm is in privacy mode"),
+                "{why}"
+            );
+            assert_eq!(why.matches(". ").count(), 0, "one sentence: {why}");
+        }
+        assert!(
+            s["steps"][0]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("memory_recall")
+        );
+        assert!(
+            s["steps"][1]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("memory_append")
+        );
+    }
+    assert_eq!(
+        store_files(&env),
+        before,
+        "the store is byte for byte the same"
+    );
+}
+
+#[test]
+fn the_mode_is_read_at_every_call() {
+    let env = Env::new();
+    add(&env, "I work on printer firmware");
+    env.run(&["settings", "set", "mode", "log"]).ok();
+    let Some(s) = session(
+        &env,
+        &["--memory-write"],
+        None,
+        json!([
+            call("memory_recall", json!({"query": "firmware"})),
+            run(&env, &["settings", "set", "mode", "privacy"]),
+            call("memory_recall", json!({"query": "firmware"})),
+            call("memory_append", json!({"text": "Uses Vim"})),
+            run(&env, &["settings", "set", "mode", "full"]),
+            call("memory_append", json!({"text": "Uses Vim"})),
+        ]),
+    ) else {
+        return;
+    };
+    assert_eq!(ok(&s["steps"][0])["items"].as_array().unwrap().len(), 1);
+    assert_eq!(s["steps"][1]["exit"], 0);
+    assert!(refused(&s["steps"][2]).contains("privacy mode"));
+    assert!(refused(&s["steps"][3]).contains("privacy mode"));
+    assert_eq!(ok(&s["steps"][5])["text"], "Uses Vim");
+    assert_eq!(env.records().len(), 2);
+}
+
+#[test]
+fn bad_arguments_are_tool_errors_and_save_nothing() {
+    let env = Env::new();
+    let Some(s) = session(
+        &env,
+        &["--memory-write"],
+        Some("log"),
+        json!([
+            call("memory_append", json!({"text": "   "})),
+            call("memory_append", json!({"text": "\u{200B}\u{2066}"})),
+            call("memory_append", json!({"text": "x".repeat(501)})),
+            call(
+                "memory_append",
+                json!({"text": "Uses Vim", "importance": 1.5})
+            ),
+            call(
+                "memory_append",
+                json!({"text": "Uses Vim", "importance": -0.1})
+            ),
+            call(
+                "memory_append",
+                json!({"text": "Uses Vim", "kind": "opinion"})
+            ),
+            call("memory_recall", json!({"query": "  "})),
+        ]),
+    ) else {
+        return;
+    };
+    let why: Vec<&str> = s["steps"].as_array().unwrap().iter().map(refused).collect();
+    assert!(why[0].contains("the fact is empty"), "{}", why[0]);
+    assert!(why[1].contains("the fact is empty"), "{}", why[1]);
+    assert!(why[2].contains("the limit is 500"), "{}", why[2]);
+    assert!(
+        why[3].contains("importance must be a number from 0 to 1"),
+        "{}",
+        why[3]
+    );
+    assert!(
+        why[4].contains("importance must be a number from 0 to 1"),
+        "{}",
+        why[4]
+    );
+    assert!(why[5].contains("kind must be"), "{}", why[5]);
+    assert!(why[6].contains("needs a query"), "{}", why[6]);
+    assert!(!env.store_dir().join("memory.jsonl").exists());
+}
+
+#[test]
+fn memory_enabled_off_recalls_nothing_and_says_why() {
+    let env = Env::new();
+    add(&env, "I work on printer firmware");
+    env.run(&["settings", "set", "memory_enabled", "off"]).ok();
+    let Some(s) = session(
+        &env,
+        &[],
+        Some("log"),
+        json!([call("memory_recall", json!({"query": "firmware"}))]),
+    ) else {
+        return;
+    };
+    let off = ok(&s["steps"][0]);
+    assert_eq!(off["items"], json!([]));
+    assert_eq!(off["block"], "");
+    assert_eq!(off["skipped"], "memory_enabled is off");
+}
+
+#[test]
+fn semantic_recall_across_one_session_reports_no_degrade() {
+    let Some(model) = embed_model() else {
+        return;
+    };
+    let env = Env::new();
+    let id = add(&env, "I am vegetarian");
+    add(&env, "I live in Trondheim, Norway");
+    env.log(&["setup-embeddings", "--from", model.to_str().unwrap()])
+        .ok();
+    // "Do I eat meat?" shares no word with the fact; MiniLM puts it at cosine ~0.68.
+    let Some(s) = session(
+        &env,
+        &[],
+        Some("log"),
+        json!([
+            call("memory_recall", json!({"query": "Do I eat meat?"})),
+            call("memory_recall", json!({"query": "Do I eat meat?"})),
+        ]),
+    ) else {
+        return;
+    };
+    for step in s["steps"].as_array().unwrap() {
+        let v = ok(step);
+        assert_eq!(v["degrade"], Value::Null);
+        assert_eq!(v["items"][0]["id"], id.as_str());
+    }
+}
