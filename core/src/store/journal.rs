@@ -15,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::id::Fnv;
+use crate::text::one_line;
 
 /// The journal format this build writes and reads.
 pub const FORMAT: u32 = 1;
@@ -140,11 +141,11 @@ impl Journal {
         struct Version {
             journal: u32,
         }
-        let version: Version = serde_json::from_slice(line).map_err(|e| bad(&e.to_string()))?;
+        let version: Version = serde_json::from_slice(line).map_err(|e| bad(&one_line(e)))?;
         if version.journal > FORMAT {
             return Err(JournalError::Newer(version.journal));
         }
-        let header: Header = serde_json::from_slice(line).map_err(|e| bad(&e.to_string()))?;
+        let header: Header = serde_json::from_slice(line).map_err(|e| bad(&one_line(e)))?;
         let total = header.entries.iter().try_fold(0usize, |sum, h| match h {
             Head::Write { len, .. } => sum.checked_add(*len),
             Head::Remove { .. } => Some(sum),
@@ -255,6 +256,16 @@ mod tests {
             Journal::decode(&escape.encode()),
             Err(JournalError::Bad(_))
         ));
+    }
+
+    #[test]
+    fn an_error_is_one_line_whatever_the_header_held() {
+        let bytes = pending().encode();
+        let text = String::from_utf8_lossy(&bytes).replacen("\"write\"", "\"a\\nb\"", 1);
+        let Err(JournalError::Bad(why)) = Journal::decode(text.as_bytes()) else {
+            panic!("decoded a journal with an unknown entry");
+        };
+        assert!(why.starts_with("unknown variant `a\\u{000A}b`"), "{why}");
     }
 
     #[test]

@@ -92,6 +92,20 @@ fn corrupt_line_is_reported_then_moved_aside_never_dropped() {
 }
 
 #[test]
+fn a_bad_state_file_is_one_line_of_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    fs::create_dir_all(s.dir()).unwrap();
+    fs::write(
+        s.path(STATE_FILE),
+        r#"{"version":1,"last_pass":{"status":"a\nb"}}"#,
+    )
+    .unwrap();
+    let err = s.read().unwrap_err().to_string();
+    assert!(err.contains("unknown variant `a\\u{000A}b`"), "{err}");
+}
+
+#[test]
 fn unchanged_files_are_not_rewritten() {
     let dir = tempfile::tempdir().unwrap();
     let s = store(dir.path());
