@@ -91,6 +91,39 @@ fn corrupt_line_is_reported_then_moved_aside_never_dropped() {
     assert!(snap.corrupt.is_empty());
 }
 
+/// Found by fuzzing: `"importance":1e39` read as infinity, was written back as `null`, and the
+/// fact left the store at the next write. It is an unreadable line, kept aside whole.
+#[test]
+fn a_number_beyond_f32_is_kept_aside_not_written_back_as_null() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    s.write(|snap| {
+        snap.records.push(rec("aaaa0001", "one"));
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
+    let good = fs::read_to_string(s.path(RECORDS_FILE)).unwrap();
+    let huge = good.replace("aaaa0001", "aaaa0002").replace("0.8", "1e39");
+    fs::write(s.path(RECORDS_FILE), format!("{good}{huge}")).unwrap();
+    let correction = r#"{"id":"c1","target":"aaaa0001","op":"delete","old_text":"one","confidence":-1e39,"status":"pending","created_at":"2026-03-01T12:00:00Z"}"#;
+    fs::write(s.path(CORRECTIONS_FILE), format!("{correction}\n")).unwrap();
+
+    let snap = s.read().unwrap();
+    assert_eq!(snap.records.len(), 1);
+    assert_eq!(snap.corrupt.len(), 2);
+    s.write(|_| Ok::<_, StoreError>(())).unwrap();
+    assert_eq!(fs::read_to_string(s.path(RECORDS_FILE)).unwrap(), good);
+    assert_eq!(
+        fs::read_to_string(s.path("memory.jsonl.corrupt")).unwrap(),
+        huge
+    );
+    assert_eq!(
+        fs::read_to_string(s.path("corrections.jsonl.corrupt")).unwrap(),
+        format!("{correction}\n")
+    );
+    assert!(s.read().unwrap().corrupt.is_empty());
+}
+
 #[test]
 fn a_bad_state_file_is_one_line_of_error() {
     let dir = tempfile::tempdir().unwrap();
