@@ -124,6 +124,33 @@ fn a_number_beyond_f32_is_kept_aside_not_written_back_as_null() {
     assert!(s.read().unwrap().corrupt.is_empty());
 }
 
+/// Found by fuzzing: serde_json read some floats it had written one ULP off (1.0337918453004307
+/// came back 1.033791845300431, as did about one pass duration in ten), so `state.json` never
+/// matched its own rendering: every write rewrote it, even one changing nothing.
+#[test]
+fn a_pass_duration_reads_back_exactly_and_a_no_op_write_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    let summary = crate::consolidate::PassSummary {
+        model_ms: 1.0337918453004307,
+        duration_ms: 6001.251234000001,
+        ..Default::default()
+    };
+    s.write(|snap| {
+        snap.state.last_pass = Some(summary.clone());
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
+    assert_eq!(s.read().unwrap().state.last_pass, Some(summary));
+    let journal = fs::read(s.path(JOURNAL_FILE)).unwrap();
+    s.write(|_| Ok::<_, StoreError>(())).unwrap();
+    assert_eq!(
+        fs::read(s.path(JOURNAL_FILE)).unwrap(),
+        journal,
+        "a no-op write committed"
+    );
+}
+
 #[test]
 fn a_bad_state_file_is_one_line_of_error() {
     let dir = tempfile::tempdir().unwrap();
