@@ -146,6 +146,10 @@ impl Journal {
             return Err(JournalError::Newer(version.journal));
         }
         let header: Header = serde_json::from_slice(line).map_err(|e| bad(&one_line(e)))?;
+        // The next transaction is generation + 1; generations never wrap (readers rely on it).
+        if header.generation == u64::MAX {
+            return Err(bad("its generation is too large to follow"));
+        }
         let total = header.entries.iter().try_fold(0usize, |sum, h| match h {
             Head::Write { len, .. } => sum.checked_add(*len),
             Head::Remove { .. } => Some(sum),
@@ -266,6 +270,26 @@ mod tests {
             panic!("decoded a journal with an unknown entry");
         };
         assert!(why.starts_with("unknown variant `a\\u{000A}b`"), "{why}");
+    }
+
+    /// Found by fuzzing: a `done` journal of generation 18446744073709551615 read fine, and the
+    /// next write overflowed `generation + 1` (a panic in debug builds, a wrap to 0 in release).
+    #[test]
+    fn a_generation_with_no_successor_is_refused() {
+        let last = Journal {
+            generation: u64::MAX,
+            phase: Phase::Done,
+            entries: Vec::new(),
+        };
+        assert!(matches!(
+            Journal::decode(&last.encode()),
+            Err(JournalError::Bad(_))
+        ));
+        let almost = Journal {
+            generation: u64::MAX - 1,
+            ..last
+        };
+        assert_eq!(Journal::decode(&almost.encode()).unwrap(), almost);
     }
 
     #[test]

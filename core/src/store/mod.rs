@@ -547,6 +547,7 @@ impl Store {
         }
         let path = self.path(JOURNAL_FILE);
         let journal = Journal {
+            // No overflow: `decode` refuses a journal of generation u64::MAX.
             generation: generation + 1,
             phase: Phase::Pending,
             entries,

@@ -152,6 +152,28 @@ fn a_pass_duration_reads_back_exactly_and_a_no_op_write_writes_nothing() {
 }
 
 #[test]
+fn a_journal_at_the_last_generation_is_refused_not_overflowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    fs::create_dir_all(s.dir()).unwrap();
+    let last = Journal {
+        generation: u64::MAX,
+        phase: Phase::Done,
+        entries: Vec::new(),
+    };
+    fs::write(s.path(JOURNAL_FILE), last.encode()).unwrap();
+    let err = s
+        .write(|snap| {
+            snap.records.push(rec("aaaa0001", "one"));
+            Ok::<_, StoreError>(())
+        })
+        .unwrap_err();
+    assert!(matches!(err, StoreError::BadFile { .. }), "{err}");
+    assert!(err.to_string().contains("move it aside"), "{err}");
+    assert!(!s.path(RECORDS_FILE).exists());
+}
+
+#[test]
 fn a_bad_state_file_is_one_line_of_error() {
     let dir = tempfile::tempdir().unwrap();
     let s = store(dir.path());
