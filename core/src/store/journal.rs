@@ -14,6 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{ARCHIVE_FILE, CORRECTIONS_FILE, CORRUPT_SUFFIX, RECORDS_FILE, STATE_FILE};
 use crate::id::Fnv;
 use crate::text::one_line;
 
@@ -174,9 +175,16 @@ impl Journal {
                 }
                 Head::Remove { file } => Entry::Remove { file },
             };
-            if !is_plain_name(entry.file()) {
+            let fits = match &entry {
+                // A transaction writes only the store's own files: a damaged header naming
+                // another (the checksum covers the body only) is refused, never written.
+                Entry::Write { file, .. } => is_written_file(file),
+                // `clear` removes whatever the folder holds.
+                Entry::Remove { file } => is_plain_name(file),
+            };
+            if !fits {
                 return Err(JournalError::Bad(format!(
-                    "{:?} is not a file name in the store's folder",
+                    "{:?} is not a file of the store's folder",
                     entry.file()
                 )));
             }
@@ -196,9 +204,23 @@ fn checksum(bytes: &[u8]) -> u64 {
     h.finish()
 }
 
-/// A name inside the store's folder: no path separator, not `.` or `..`.
+/// A name inside the store's folder: no path separator, not `.` or `..`, at most the 255 bytes a
+/// file name may have.
 fn is_plain_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
+    !name.is_empty()
+        && name.len() <= 255
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\', '\0'])
+}
+
+/// A file a transaction writes: a JSONL file, its `.corrupt` file, or `state.json`.
+fn is_written_file(name: &str) -> bool {
+    let jsonl = [RECORDS_FILE, ARCHIVE_FILE, CORRECTIONS_FILE];
+    name == STATE_FILE
+        || jsonl
+            .iter()
+            .any(|f| name == *f || name.strip_suffix(CORRUPT_SUFFIX) == Some(f))
 }
 
 #[cfg(test)]
@@ -290,6 +312,46 @@ mod tests {
             ..last
         };
         assert_eq!(Journal::decode(&almost.encode()).unwrap(), almost);
+    }
+
+    /// Found by fuzzing: a pending journal whose header named `memememe…mory.jsonl.corrupt` (the
+    /// checksum covers the body, not the header) read fine, then every write failed on "File name
+    /// too long" while applying it, and the error did not say to move the journal aside.
+    #[test]
+    fn a_header_naming_a_file_no_transaction_writes_is_refused() {
+        let named = |file: &str| Journal {
+            entries: vec![Entry::Write {
+                file: file.into(),
+                bytes: b"x".to_vec(),
+            }],
+            ..pending()
+        };
+        for file in ["memosy.jsonl", "memory.vec", ".lock", &"m".repeat(300)] {
+            assert!(
+                matches!(
+                    Journal::decode(&named(file).encode()),
+                    Err(JournalError::Bad(_))
+                ),
+                "{file}"
+            );
+        }
+        let gone = Journal {
+            entries: vec![Entry::Remove {
+                file: "m".repeat(256),
+            }],
+            ..pending()
+        };
+        assert!(matches!(
+            Journal::decode(&gone.encode()),
+            Err(JournalError::Bad(_))
+        ));
+        for file in [
+            ".forgotten.jsonl.corrupt",
+            "corrections.jsonl",
+            "state.json",
+        ] {
+            assert!(Journal::decode(&named(file).encode()).is_ok(), "{file}");
+        }
     }
 
     #[test]
