@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::consolidate::report::{Counts, Report, Status};
 use crate::store::atomic::write_atomic;
 use crate::store::lock::{DEFAULT_WAIT, LockError, StoreLock};
+use crate::text::one_line;
 
 pub use self::schedule::Schedule;
 
@@ -280,8 +281,8 @@ pub fn load(data_dir: &Path) -> Result<JobsFile, JobError> {
         path: path.clone(),
         reason,
     };
-    let file: JobsFile = serde_json::from_slice(&bytes).map_err(|e| invalid(e.to_string()))?;
-    file.check().map_err(|e| invalid(e.to_string()))?;
+    let file: JobsFile = serde_json::from_slice(&bytes).map_err(|e| invalid(one_line(e)))?;
+    file.check().map_err(|e| invalid(one_line(e)))?;
     Ok(file)
 }
 

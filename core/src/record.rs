@@ -1,7 +1,7 @@
 //! Record, Kind, Source and the limits every record obeys: plain data, as stored on disk.
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// A namespace holds at most this many live records.
 pub const MAX_RECORDS: usize = 256;
@@ -79,6 +79,7 @@ pub struct Record {
     pub text: String,
     pub kind: Kind,
     pub source: Source,
+    #[serde(deserialize_with = "finite_f32")]
     pub importance: f32,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -88,6 +89,22 @@ pub struct Record {
     pub recall_count: u32,
     #[serde(default)]
     pub provenance: Provenance,
+}
+
+/// An `f32` from JSON, refused if it is beyond f32's range. serde would read `1e39` as infinity,
+/// which JSON cannot hold: it would be written back as `null`, a line the next read cannot parse,
+/// so the fact would leave the store at the second write. Refused, the line is kept aside whole.
+pub(crate) fn finite_f32<'de, D: Deserializer<'de>>(d: D) -> Result<f32, D::Error> {
+    let wide = f64::deserialize(d)?;
+    // Rounding to the nearest f32 is the conversion wanted; only infinity is refused.
+    let x = wide as f32;
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(serde::de::Error::custom(format_args!(
+            "{wide} is out of range for a 32-bit number"
+        )))
+    }
 }
 
 impl Record {
@@ -169,5 +186,23 @@ mod tests {
         let back = serde_json::to_string(&rec).unwrap();
         let again: Record = serde_json::from_str(&back).unwrap();
         assert_eq!(rec, again);
+    }
+
+    #[test]
+    fn an_importance_beyond_f32_is_refused_not_made_infinite() {
+        let line = |importance: &str| {
+            format!(
+                r#"{{"id":"a1b2c3d4","text":"Prefers tea","kind":"semantic","source":"user","importance":{importance},"created_at":"2026-01-02T03:04:05Z","updated_at":"2026-01-02T03:04:05Z"}}"#
+            )
+        };
+        for ok in ["0.8", "1", "5", "-3.4e38"] {
+            let rec: Record = serde_json::from_str(&line(ok)).unwrap();
+            let back: Record = serde_json::from_str(&serde_json::to_string(&rec).unwrap()).unwrap();
+            assert_eq!(back, rec, "{ok}");
+        }
+        for bad in ["1e39", "-1e39", "1e300"] {
+            let err = serde_json::from_str::<Record>(&line(bad)).unwrap_err();
+            assert!(err.to_string().contains("out of range"), "{bad}: {err}");
+        }
     }
 }

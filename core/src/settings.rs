@@ -151,7 +151,7 @@ impl Settings {
         match std::fs::read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| SettingsError::Invalid {
                 path,
-                reason: e.to_string(),
+                reason: crate::text::one_line(e),
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
             Err(source) => Err(SettingsError::Read { path, source }),
@@ -269,5 +269,9 @@ mod tests {
         std::fs::write(dir.path().join("settings.json"), "{mode:").unwrap();
         let err = Settings::load(dir.path()).unwrap_err().to_string();
         assert!(err.contains("settings.json is not valid settings"), "{err}");
+        // serde quotes an unknown variant unescaped; the error stays one line.
+        std::fs::write(dir.path().join("settings.json"), r#"{"mode":"a\nb"}"#).unwrap();
+        let err = Settings::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("unknown variant `a\\u{000A}b`"), "{err}");
     }
 }

@@ -92,6 +92,14 @@ pub fn visible(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A parser's message as one printable line. serde quotes the input it refused without escaping
+/// it ("unknown variant `a<newline>b`"), so a file could otherwise split an error over several
+/// lines or send escape codes to the terminal; those characters are shown as [`visible`] shows
+/// them.
+pub fn one_line(message: impl std::fmt::Display) -> String {
+    visible(&message.to_string()).into_owned()
+}
+
 /// Characters drawn as nothing: Unicode's Default_Ignorable_Code_Point set (zero-width spaces
 /// and joiners, bidi marks, embeddings, overrides and isolates, the Arabic letter mark, variation
 /// selectors, the Hangul fillers, the combining grapheme joiner, tag characters, and the soft
@@ -247,6 +255,15 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(normalize_fact(input).as_deref(), Ok(*want), "{input:?}");
         }
+    }
+
+    #[test]
+    fn one_line_escapes_what_a_parser_quoted() {
+        let e = serde_json::from_str::<crate::record::Kind>(r#""a\nb\u001b[2J""#).unwrap_err();
+        assert_eq!(
+            one_line(e),
+            "unknown variant `a\\u{000A}b\\u{001B}[2J`, expected `semantic` or `episodic` at line 1 column 15"
+        );
     }
 
     #[test]

@@ -275,6 +275,8 @@ fn a_malformed_file_is_reported_and_never_overwritten() {
         r#"{"jobs":[{"name":"a","task":"memory","cron":"0 25 * * *","created_at":"2026-03-01T12:00:00Z"}]}"#,
         r#"{"jobs":[{"name":"a b","task":"memory","every_secs":60,"created_at":"2026-03-01T12:00:00Z"}]}"#,
         r#"{"jobs":[{"name":"a","task":"memory","every_secs":60,"created_at":"2026-03-01T12:00:00Z"},{"name":"a","task":"memory","every_secs":90,"created_at":"2026-03-01T12:00:00Z"}]}"#,
+        // serde quotes an unknown variant as it is: the message must still be one line.
+        r#"{"jobs":[{"name":"a","task":"a\nb\u001b[2J","every_secs":60,"created_at":"2026-03-01T12:00:00Z"}]}"#,
     ];
     for text in malformed {
         let dir = tempfile::tempdir().unwrap();
@@ -297,7 +299,7 @@ fn a_malformed_file_is_reported_and_never_overwritten() {
             matches!(err, JobError::Invalid { .. }) && msg.contains("jobs.json is not a valid"),
             "{msg}"
         );
-        assert!(!msg.contains('\n'), "{msg}");
+        assert!(!msg.chars().any(char::is_control), "{msg}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     }
 }

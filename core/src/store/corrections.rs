@@ -36,6 +36,7 @@ pub struct Correction {
     /// The proposed text (for `update`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new_text: Option<String>,
+    #[serde(deserialize_with = "crate::record::finite_f32")]
     pub confidence: f32,
     pub status: CorrectionStatus,
     pub created_at: DateTime<Utc>,

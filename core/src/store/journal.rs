@@ -14,7 +14,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{ARCHIVE_FILE, CORRECTIONS_FILE, CORRUPT_SUFFIX, RECORDS_FILE, STATE_FILE};
 use crate::id::Fnv;
+use crate::text::one_line;
 
 /// The journal format this build writes and reads.
 pub const FORMAT: u32 = 1;
@@ -140,11 +142,15 @@ impl Journal {
         struct Version {
             journal: u32,
         }
-        let version: Version = serde_json::from_slice(line).map_err(|e| bad(&e.to_string()))?;
+        let version: Version = serde_json::from_slice(line).map_err(|e| bad(&one_line(e)))?;
         if version.journal > FORMAT {
             return Err(JournalError::Newer(version.journal));
         }
-        let header: Header = serde_json::from_slice(line).map_err(|e| bad(&e.to_string()))?;
+        let header: Header = serde_json::from_slice(line).map_err(|e| bad(&one_line(e)))?;
+        // The next transaction is generation + 1; generations never wrap (readers rely on it).
+        if header.generation == u64::MAX {
+            return Err(bad("its generation is too large to follow"));
+        }
         let total = header.entries.iter().try_fold(0usize, |sum, h| match h {
             Head::Write { len, .. } => sum.checked_add(*len),
             Head::Remove { .. } => Some(sum),
@@ -169,9 +175,16 @@ impl Journal {
                 }
                 Head::Remove { file } => Entry::Remove { file },
             };
-            if !is_plain_name(entry.file()) {
+            let fits = match &entry {
+                // A transaction writes only the store's own files: a damaged header naming
+                // another (the checksum covers the body only) is refused, never written.
+                Entry::Write { file, .. } => is_written_file(file),
+                // `clear` removes whatever the folder holds.
+                Entry::Remove { file } => is_plain_name(file),
+            };
+            if !fits {
                 return Err(JournalError::Bad(format!(
-                    "{:?} is not a file name in the store's folder",
+                    "{:?} is not a file of the store's folder",
                     entry.file()
                 )));
             }
@@ -191,9 +204,23 @@ fn checksum(bytes: &[u8]) -> u64 {
     h.finish()
 }
 
-/// A name inside the store's folder: no path separator, not `.` or `..`.
+/// A name inside the store's folder: no path separator, not `.` or `..`, at most the 255 bytes a
+/// file name may have.
 fn is_plain_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
+    !name.is_empty()
+        && name.len() <= 255
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\', '\0'])
+}
+
+/// A file a transaction writes: a JSONL file, its `.corrupt` file, or `state.json`.
+fn is_written_file(name: &str) -> bool {
+    let jsonl = [RECORDS_FILE, ARCHIVE_FILE, CORRECTIONS_FILE];
+    name == STATE_FILE
+        || jsonl
+            .iter()
+            .any(|f| name == *f || name.strip_suffix(CORRUPT_SUFFIX) == Some(f))
 }
 
 #[cfg(test)]
@@ -255,6 +282,76 @@ mod tests {
             Journal::decode(&escape.encode()),
             Err(JournalError::Bad(_))
         ));
+    }
+
+    #[test]
+    fn an_error_is_one_line_whatever_the_header_held() {
+        let bytes = pending().encode();
+        let text = String::from_utf8_lossy(&bytes).replacen("\"write\"", "\"a\\nb\"", 1);
+        let Err(JournalError::Bad(why)) = Journal::decode(text.as_bytes()) else {
+            panic!("decoded a journal with an unknown entry");
+        };
+        assert!(why.starts_with("unknown variant `a\\u{000A}b`"), "{why}");
+    }
+
+    /// Found by fuzzing: a `done` journal of generation 18446744073709551615 read fine, and the
+    /// next write overflowed `generation + 1` (a panic in debug builds, a wrap to 0 in release).
+    #[test]
+    fn a_generation_with_no_successor_is_refused() {
+        let last = Journal {
+            generation: u64::MAX,
+            phase: Phase::Done,
+            entries: Vec::new(),
+        };
+        assert!(matches!(
+            Journal::decode(&last.encode()),
+            Err(JournalError::Bad(_))
+        ));
+        let almost = Journal {
+            generation: u64::MAX - 1,
+            ..last
+        };
+        assert_eq!(Journal::decode(&almost.encode()).unwrap(), almost);
+    }
+
+    /// Found by fuzzing: a pending journal whose header named `memememe…mory.jsonl.corrupt` (the
+    /// checksum covers the body, not the header) read fine, then every write failed on "File name
+    /// too long" while applying it, and the error did not say to move the journal aside.
+    #[test]
+    fn a_header_naming_a_file_no_transaction_writes_is_refused() {
+        let named = |file: &str| Journal {
+            entries: vec![Entry::Write {
+                file: file.into(),
+                bytes: b"x".to_vec(),
+            }],
+            ..pending()
+        };
+        for file in ["memosy.jsonl", "memory.vec", ".lock", &"m".repeat(300)] {
+            assert!(
+                matches!(
+                    Journal::decode(&named(file).encode()),
+                    Err(JournalError::Bad(_))
+                ),
+                "{file}"
+            );
+        }
+        let gone = Journal {
+            entries: vec![Entry::Remove {
+                file: "m".repeat(256),
+            }],
+            ..pending()
+        };
+        assert!(matches!(
+            Journal::decode(&gone.encode()),
+            Err(JournalError::Bad(_))
+        ));
+        for file in [
+            ".forgotten.jsonl.corrupt",
+            "corrections.jsonl",
+            "state.json",
+        ] {
+            assert!(Journal::decode(&named(file).encode()).is_ok(), "{file}");
+        }
     }
 
     #[test]

@@ -4,6 +4,8 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::text::one_line;
+
 /// A file's first this many unreadable lines are reported one by one; after that, consecutive
 /// unreadable lines (and blank lines among them) are kept as one [`CorruptLine`], so that a file
 /// of junk costs about its own size in memory, not a hundred bytes more per line.
@@ -52,7 +54,7 @@ pub fn parse<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> (Vec<T>, Vec<Corr
         }
         let parsed = std::str::from_utf8(line)
             .map_err(|e| format!("invalid UTF-8: {e}"))
-            .and_then(|text| serde_json::from_str::<T>(text).map_err(|e| e.to_string()));
+            .and_then(|text| serde_json::from_str::<T>(text).map_err(one_line));
         match parsed {
             Ok(item) => {
                 if let Some(run) = run.take() {
@@ -175,6 +177,18 @@ mod tests {
         );
         let counted: usize = bad.iter().map(|c| c.lines).sum();
         assert_eq!(counted, SINGLE_LINES + 6);
+    }
+
+    #[test]
+    fn a_reason_is_one_line_whatever_the_line_held() {
+        let (items, bad): (Vec<crate::record::Kind>, _) =
+            parse("f.jsonl", b"\"semantic\"\n\"a\\nb\"\n");
+        assert_eq!(items.len(), 1);
+        assert!(
+            bad[0].reason.starts_with("unknown variant `a\\u{000A}b`"),
+            "{}",
+            bad[0].reason
+        );
     }
 
     #[test]

@@ -449,7 +449,7 @@ impl Store {
         if let Some(bytes) = &raw.state {
             snap.state = serde_json::from_slice(bytes).map_err(|e| StoreError::BadFile {
                 path: self.path(STATE_FILE),
-                reason: e.to_string(),
+                reason: crate::text::one_line(e),
             })?;
             if snap.state.version > state::FORMAT_VERSION {
                 return Err(StoreError::NewerFormat {
@@ -547,6 +547,7 @@ impl Store {
         }
         let path = self.path(JOURNAL_FILE);
         let journal = Journal {
+            // No overflow: `decode` refuses a journal of generation u64::MAX.
             generation: generation + 1,
             phase: Phase::Pending,
             entries,

@@ -91,6 +91,102 @@ fn corrupt_line_is_reported_then_moved_aside_never_dropped() {
     assert!(snap.corrupt.is_empty());
 }
 
+/// Found by fuzzing: `"importance":1e39` read as infinity, was written back as `null`, and the
+/// fact left the store at the next write. It is an unreadable line, kept aside whole.
+#[test]
+fn a_number_beyond_f32_is_kept_aside_not_written_back_as_null() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    s.write(|snap| {
+        snap.records.push(rec("aaaa0001", "one"));
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
+    let good = fs::read_to_string(s.path(RECORDS_FILE)).unwrap();
+    let huge = good.replace("aaaa0001", "aaaa0002").replace("0.8", "1e39");
+    fs::write(s.path(RECORDS_FILE), format!("{good}{huge}")).unwrap();
+    let correction = r#"{"id":"c1","target":"aaaa0001","op":"delete","old_text":"one","confidence":-1e39,"status":"pending","created_at":"2026-03-01T12:00:00Z"}"#;
+    fs::write(s.path(CORRECTIONS_FILE), format!("{correction}\n")).unwrap();
+
+    let snap = s.read().unwrap();
+    assert_eq!(snap.records.len(), 1);
+    assert_eq!(snap.corrupt.len(), 2);
+    s.write(|_| Ok::<_, StoreError>(())).unwrap();
+    assert_eq!(fs::read_to_string(s.path(RECORDS_FILE)).unwrap(), good);
+    assert_eq!(
+        fs::read_to_string(s.path("memory.jsonl.corrupt")).unwrap(),
+        huge
+    );
+    assert_eq!(
+        fs::read_to_string(s.path("corrections.jsonl.corrupt")).unwrap(),
+        format!("{correction}\n")
+    );
+    assert!(s.read().unwrap().corrupt.is_empty());
+}
+
+/// Found by fuzzing: serde_json read some floats it had written one ULP off (1.0337918453004307
+/// came back 1.033791845300431, as did about one pass duration in ten), so `state.json` never
+/// matched its own rendering: every write rewrote it, even one changing nothing.
+#[test]
+fn a_pass_duration_reads_back_exactly_and_a_no_op_write_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    let summary = crate::consolidate::PassSummary {
+        model_ms: 1.0337918453004307,
+        duration_ms: 6001.251234000001,
+        ..Default::default()
+    };
+    s.write(|snap| {
+        snap.state.last_pass = Some(summary.clone());
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
+    assert_eq!(s.read().unwrap().state.last_pass, Some(summary));
+    let journal = fs::read(s.path(JOURNAL_FILE)).unwrap();
+    s.write(|_| Ok::<_, StoreError>(())).unwrap();
+    assert_eq!(
+        fs::read(s.path(JOURNAL_FILE)).unwrap(),
+        journal,
+        "a no-op write committed"
+    );
+}
+
+#[test]
+fn a_journal_at_the_last_generation_is_refused_not_overflowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    fs::create_dir_all(s.dir()).unwrap();
+    let last = Journal {
+        generation: u64::MAX,
+        phase: Phase::Done,
+        entries: Vec::new(),
+    };
+    fs::write(s.path(JOURNAL_FILE), last.encode()).unwrap();
+    let err = s
+        .write(|snap| {
+            snap.records.push(rec("aaaa0001", "one"));
+            Ok::<_, StoreError>(())
+        })
+        .unwrap_err();
+    assert!(matches!(err, StoreError::BadFile { .. }), "{err}");
+    assert!(err.to_string().contains("move it aside"), "{err}");
+    assert!(!s.path(RECORDS_FILE).exists());
+}
+
+#[test]
+fn a_bad_state_file_is_one_line_of_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    fs::create_dir_all(s.dir()).unwrap();
+    fs::write(
+        s.path(STATE_FILE),
+        r#"{"version":1,"last_pass":{"status":"a\nb"}}"#,
+    )
+    .unwrap();
+    let err = s.read().unwrap_err().to_string();
+    assert!(err.contains("unknown variant `a\\u{000A}b`"), "{err}");
+}
+
 #[test]
 fn unchanged_files_are_not_rewritten() {
     let dir = tempfile::tempdir().unwrap();
