@@ -397,17 +397,17 @@ fn an_upstream_server_generates_and_localm_adds_memory_in_front() {
     upstream_env.run(&["plugin", "disable", "memory"]).ok();
     let upstream = upstream_env.spawn_daemon(&[], &["--listen", "127.0.0.1:0"]);
     upstream.wait_ready();
-    let info: Value = serde_json::from_slice(
-        &fs::read(upstream_env.data_dir().join("daemon.json")).unwrap(),
-    )
-    .unwrap();
+    let info: Value =
+        serde_json::from_slice(&fs::read(upstream_env.data_dir().join("daemon.json")).unwrap())
+            .unwrap();
     let base = format!("http://{}/v1", info["tcp"].as_str().unwrap());
     let token = fs::read_to_string(upstream_env.data_dir().join("api-token")).unwrap();
 
     let env = Env::new();
     env.run(&["plugin", "install", "memory"]).ok();
     env.run(&["settings", "set", "mode", "log"]).ok();
-    env.run(&["memory", "add", "My dog is a beagle named Biscuit"]).ok();
+    env.run(&["memory", "add", "My dog is a beagle named Biscuit"])
+        .ok();
     let d = env.spawn_daemon(
         &[("LOCALM_CHAT_UPSTREAM_KEY", token.trim())],
         &["--chat-upstream", &base],
@@ -419,8 +419,16 @@ fn an_upstream_server_generates_and_localm_adds_memory_in_front() {
                 "max_tokens": 16, "session": "up"}),
     );
     assert_eq!(r.status, 200, "{}\n{}", r.body, d.log());
-    assert!(r.header("x-localm-memory").unwrap().starts_with("count=1; items="));
-    assert!(reply_text(&r).contains("Biscuit"), "the upstream saw the block: {}", r.body);
+    assert!(
+        r.header("x-localm-memory")
+            .unwrap()
+            .starts_with("count=1; items=")
+    );
+    assert!(
+        reply_text(&r).contains("Biscuit"),
+        "the upstream saw the block: {}",
+        r.body
+    );
     let r = chat(
         &d,
         &json!({"messages": [user("Tell me about my dog.")], "max_tokens": 8, "stream": true, "session": "up"}),

@@ -67,7 +67,11 @@ pub fn forward(
             .to_string(),
     };
     on_head(&answer);
-    let reader = resp.into_body().into_with_config().limit(MAX_REPLY).reader();
+    let reader = resp
+        .into_body()
+        .into_with_config()
+        .limit(MAX_REPLY)
+        .reader();
     for line in std::io::BufReader::new(reader).lines() {
         let line = line.map_err(|e| format!("{base}: {e}"))?;
         if !on_line(&line) {

@@ -384,6 +384,7 @@ fn stream(s: Arc<Shared>, p: Prepared, mut turn: crate::chat::supervisor::Turn) 
 async fn forward(s: Arc<Shared>, p: Prepared, base: String, sent: Value) -> Response {
     let (head_tx, head_rx) = tokio::sync::oneshot::channel::<(u16, String)>();
     let (tx, mut rx) = tokio::sync::mpsc::channel::<Bytes>(64);
+    let tx_done = tx.clone();
     let stream = p.req.stream;
     let header = p.header.clone();
     let shared = Arc::clone(&s);
@@ -408,7 +409,9 @@ async fn forward(s: Arc<Shared>, p: Prepared, base: String, sent: Value) -> Resp
                         text.push_str(&t);
                     }
                     if line.trim() == "data: [DONE]" {
+                        // Sent once the turn is logged, so a client that saw the end finds it.
                         complete = true;
+                        return true;
                     }
                 } else {
                     whole.push_str(line);
@@ -439,9 +442,14 @@ async fn forward(s: Arc<Shared>, p: Prepared, base: String, sent: Value) -> Resp
             &header,
         );
     };
+    let done_tx = stream.then(|| tx_done.clone());
+    drop(tx_done);
     let logger = tokio::spawn(async move {
         if let Ok(Some(text)) = reading.await {
             log_turn(&shared, &p, &text).await;
+            if let Some(tx) = done_tx {
+                let _ = tx.send(Bytes::from_static(b"data: [DONE]\n\n")).await;
+            }
         }
     });
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
