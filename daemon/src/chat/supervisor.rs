@@ -236,18 +236,15 @@ impl Drop for Turn {
                 .await
                 .is_ok();
             let mut drained = false;
-            while ok {
-                match worker.lines.next_line().await {
-                    Ok(Some(l)) => {
-                        if matches!(
-                            serde_json::from_str::<Event>(&l),
-                            Ok(Event::Done { .. } | Event::Error(_))
-                        ) {
-                            drained = true;
-                            break;
-                        }
+            if ok {
+                while let Ok(Some(l)) = worker.lines.next_line().await {
+                    if matches!(
+                        serde_json::from_str::<Event>(&l),
+                        Ok(Event::Done { .. } | Event::Error(_))
+                    ) {
+                        drained = true;
+                        break;
                     }
-                    _ => break,
                 }
             }
             if !drained {
