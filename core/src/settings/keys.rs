@@ -167,7 +167,7 @@ mod tests {
         assert_eq!(
             got,
             [
-                "privacy", "true", "true", "false", "true", "default", "default"
+                "privacy", "true", "true", "false", "true", "default", "default", "default", "none"
             ]
         );
     }
@@ -250,7 +250,10 @@ mod tests {
                 ),
                 "{msg}"
             );
-            assert!(msg.ends_with("llm_model, embedding_model"), "{msg}");
+            assert!(
+                msg.ends_with("llm_model, embedding_model, chat_model, chat_upstream"),
+                "{msg}"
+            );
         }
         assert_eq!(s, Settings::default());
     }
