@@ -4,7 +4,9 @@
 
 1. Through the endpoint with the local worker (SmolLM2 by default): time to first token and
    generation tok/s of streamed replies (128 tokens, greedy), after one warm-up turn that loads
-   the worker.
+   the worker. With LCP_PYTHON set to a Python that has llama-cpp-python, the same prompts (the
+   recall block the endpoint injected included) are streamed through llama.cpp's own binding,
+   2 threads, side by side.
 2. The endpoint's own overhead per turn: the same daemon with `--chat-upstream` pointed at an
    upstream in this script that answers at once, so a turn's time is recall (over 256 facts) +
    forwarding + logging the turn + HTTP, and nothing of a model. p50 and p99 of 300 turns.
@@ -114,20 +116,51 @@ class Instant(http.server.BaseHTTPRequestHandler):
         pass
 
 
+LCP = r"""
+import json, statistics, sys, time
+import llama_cpp
+llm = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=4096, n_threads=2, n_threads_batch=2, n_batch=512, verbose=False)
+ttft, tps = [], []
+for block, text in json.loads(sys.argv[2]):
+    msgs = ([{"role": "system", "content": block}] if block else []) + [{"role": "user", "content": text}]
+    t0 = time.perf_counter(); first = last = None; n = 0
+    for chunk in llm.create_chat_completion(messages=msgs, max_tokens=128, temperature=0, stream=True):
+        if chunk["choices"][0]["delta"].get("content"):
+            now = time.perf_counter(); first = first or now; last = now; n += 1
+    ttft.append((first - t0) * 1e3); tps.append((n - 1) / (last - first))
+f = lambda v, u: f"p50 {statistics.median(v):.1f} {u}  min {min(v):.1f}  max {max(v):.1f}  n {len(v)}"
+print(f"== the same prompts in llama-cpp-python {llama_cpp.__version__} (2 threads, greedy)")
+print(f"time to first token                 {f(ttft, 'ms')}")
+print(f"generation                          {f(tps, 'tok/s')}  (chunks per second)")
+"""
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         setup(d)
         p, sock = daemon(d, [])
         try:
             stream_turn(sock, "hello", 8)  # loads the worker
-            ttft, tps = [], []
+            ttft, tps, prompts = [], [], []
             for i in range(10):
-                a, b, n = stream_turn(sock, f"Write a short story about project {i}.", 128)
+                text = f"Write a short story about project {i}."
+                a, b, n = stream_turn(sock, text, 128)
                 ttft.append(a)
                 tps.append(b)
+                c = UnixConnection(sock)
+                c.request("POST", "/api/memory/recall",
+                          json.dumps({"messages": [{"role": "user", "content": text}]}),
+                          {"Content-Type": "application/json"})
+                prompts.append((json.loads(c.getresponse().read())["block"], text))
             print(f"== chat through the endpoint, local worker ({os.path.basename(MODEL)}, 128 tokens, streamed)")
             print(f"time to first token                 {spread(ttft, 'ms')}")
             print(f"generation                          {spread(tps, 'tok/s')}")
+            if os.environ.get("LCP_PYTHON"):
+                out = subprocess.run([os.environ["LCP_PYTHON"], "-c", LCP, MODEL, json.dumps(prompts)],
+                                     capture_output=True, text=True, env=dict(os.environ, OMP_WAIT_POLICY="PASSIVE"))
+                print(out.stdout.rstrip() or out.stderr[-2000:])
+            else:
+                print("(set LCP_PYTHON to a Python with llama-cpp-python for llama.cpp's own figures beside these)")
         finally:
             p.terminate()
             p.wait()
@@ -149,9 +182,19 @@ def main():
                 if i >= 30:
                     times.append((time.perf_counter() - t0) * 1e3)
                 header = r.getheader("x-localm-memory")
+            direct = []
+            for i in range(330):
+                c = http.client.HTTPConnection("127.0.0.1", server.server_port, timeout=30)
+                t0 = time.perf_counter()
+                c.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+                c.getresponse().read()
+                if i >= 30:
+                    direct.append((time.perf_counter() - t0) * 1e3)
             print("== the endpoint's overhead per turn: recall (256 facts, lexical) + forward + log + HTTP")
             print(f"turn with an instant upstream       {spread(times, 'ms', '{:.2f}')}")
             print(f"                                    header: {header}")
+            print(f"the upstream alone, called directly {spread(direct, 'ms', '{:.2f}')}")
+            print(f"endpoint's own part (p50 - p50)     {statistics.median(times) - statistics.median(direct):.2f} ms")
         finally:
             p.terminate()
             p.wait()
