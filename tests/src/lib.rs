@@ -177,6 +177,17 @@ pub fn llm_model() -> Option<PathBuf> {
     test_model("LOCALM_TEST_LLM_MODEL", "SmolLM2-135M-Instruct.Q4_1.gguf")
 }
 
+/// A data dir with the memory plugin on, `mode` set and the real test GGUF installed with
+/// `setup-model`; `None` when the model is missing (see [`llm_model`]).
+pub fn model_env(mode: &str) -> Option<Env> {
+    let model = llm_model()?;
+    let env = Env::new();
+    env.run(&["plugin", "install", "memory"]).ok();
+    env.run(&["settings", "set", "mode", mode]).ok();
+    env.log(&["setup-model", "--from", model.to_str()?]).ok();
+    Some(env)
+}
+
 /// The Python that has the official client packages (`scripts/lib/py-clients.sh` makes it):
 /// `$LOCALM_TEST_PYTHON`. `None` (and a note) when unset, unless `LOCALM_REQUIRE_MODELS` is set
 /// (as `scripts/test` does), then it fails.

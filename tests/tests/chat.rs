@@ -11,19 +11,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use localm_tests::daemon::{Daemon, try_request};
-use localm_tests::{Env, llm_model};
+use localm_tests::{Env, model_env};
 use serde_json::{Value, json};
-
-/// A data dir with the plugin on and the real model installed, in `mode`.
-fn model_env(mode: &str) -> Option<Env> {
-    let model = llm_model()?;
-    let env = Env::new();
-    env.run(&["plugin", "install", "memory"]).ok();
-    env.run(&["settings", "set", "mode", mode]).ok();
-    env.log(&["setup-model", "--from", model.to_str().unwrap()])
-        .ok();
-    Some(env)
-}
 
 fn chat(d: &Daemon, body: &Value) -> localm_tests::daemon::Response {
     d.post("/v1/chat/completions", body)

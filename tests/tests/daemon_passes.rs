@@ -8,22 +8,11 @@ use std::fs;
 use std::time::{Duration, Instant};
 
 use localm_tests::daemon::Daemon;
-use localm_tests::{Env, llm_model};
+use localm_tests::{Env, llm_model, model_env};
 use serde_json::{Value, json};
 
 fn write_session(env: &Env, id: &str, user_lines: &[&str]) {
     env.write_session(id, user_lines);
-}
-
-/// A data dir with the plugin on and the real model installed, in `mode`.
-fn model_env(mode: &str) -> Option<Env> {
-    let model = llm_model()?;
-    let env = Env::new();
-    env.run(&["plugin", "install", "memory"]).ok();
-    env.run(&["settings", "set", "mode", mode]).ok();
-    env.log(&["setup-model", "--from", model.to_str().unwrap()])
-        .ok();
-    Some(env)
 }
 
 fn last_pass(env: &Env) -> Option<Value> {
