@@ -113,17 +113,13 @@ impl ChatWorker {
     }
 
     async fn spawn(&self, model: &Path) -> Result<Worker, ChatFailure> {
-        let mut cmd = tokio::process::Command::new(&self.exe);
+        let mut cmd = crate::service::children::model_process(&self.exe);
         cmd.arg("chat-worker")
             .arg("--model")
             .arg(model)
-            // llama.cpp's OpenMP threads spin while waiting by default; on a shared laptop CPU
-            // that steals the cores the other thread needs.
-            .env("OMP_WAIT_POLICY", "PASSIVE")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true);
+            .stderr(Stdio::inherit());
         let mut child = cmd
             .spawn()
             .map_err(|e| ChatFailure::Spawn(format!("{}: {e}", self.exe.display())))?;

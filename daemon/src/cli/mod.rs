@@ -72,6 +72,8 @@ pub enum Command {
         LOCALM_MEMORY_AUTO_INTERVAL      seconds between automatic passes, at most one per interval [900]\n  \
         LOCALM_MEMORY_BACKFILL_INTERVAL  seconds between embedding sweeps [3600]\n  \
         LOCALM_MODE                      the mode, over settings.json (--mode overrides both)\n  \
+        LOCALM_CHAT_IDLE                 seconds before an idle chat worker is stopped [300]\n  \
+        LOCALM_CHAT_UPSTREAM_KEY         bearer token sent to the chat upstream\n  \
         RUST_LOG                         log filter, over -v\n\n\
         Signals: SIGTERM/SIGINT stop cleanly (exit 0); SIGHUP reloads settings.json and jobs.json.")]
     Daemon(DaemonArgs),

@@ -187,17 +187,13 @@ impl Children {
     }
 
     async fn run_child(&self, data_dir: &Path, mode: Mode) -> Result<Report, PassFailure> {
-        let mut cmd = tokio::process::Command::new(&self.exe);
+        let mut cmd = model_process(&self.exe);
         cmd.args(["memory", "consolidate", "--json", "--mode", mode.as_str()])
             .arg("--data-dir")
             .arg(data_dir)
-            // llama.cpp's OpenMP threads spin while waiting by default; on a shared laptop CPU
-            // that steals the cores the other thread needs.
-            .env("OMP_WAIT_POLICY", "PASSIVE")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
+            .stderr(Stdio::piped());
         let child = cmd.spawn().map_err(|source| PassFailure::Spawn {
             exe: self.exe.clone(),
             source,
@@ -233,6 +229,16 @@ impl Children {
             }
         }
     }
+}
+
+/// A child process of `exe` that runs a language model (a pass, the chat worker): OpenMP waits
+/// passively, and the child dies with its handle.
+pub fn model_process(exe: &Path) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(exe);
+    // llama.cpp's OpenMP threads spin while waiting by default; on a shared laptop CPU that
+    // steals the cores the other thread needs.
+    cmd.env("OMP_WAIT_POLICY", "PASSIVE").kill_on_drop(true);
+    cmd
 }
 
 fn signal_name(signal: i32) -> &'static str {
