@@ -128,6 +128,7 @@ fn main() {
         mode: Mode::Log,
         now: Utc::now(),
         pass_id: "bench".into(),
+        extraction: localm::cli::consolidate::extraction().expect("LOCALM_EXTRACTION"),
     };
     let t = Instant::now();
     let report = consolidate::run(

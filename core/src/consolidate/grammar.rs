@@ -34,6 +34,11 @@ target ::= {}{COMMON}"#,
     )
 }
 
+/// `{"fact": "User…"}`: one fact, in the third person by construction.
+pub fn fact() -> String {
+    format!(r#"root ::= "{{" ws "\"fact\"" ws ":" ws "\"User" char{{1,200}} "\"" ws "}}"{COMMON}"#)
+}
+
 /// `{"summary": "…"}`.
 pub fn summary() -> String {
     format!(r#"root ::= "{{" ws "\"summary\"" ws ":" ws str ws "}}"{COMMON}"#)
@@ -54,7 +59,7 @@ mod tests {
 
     #[test]
     fn grammars_have_a_root_and_balanced_quotes() {
-        for g in [candidates(), decision(&[]), summary()] {
+        for g in [candidates(), decision(&[]), summary(), fact()] {
             assert!(g.starts_with("root ::= "));
             for line in g.lines().filter(|l| !l.trim().is_empty()) {
                 assert!(line.contains("::="), "{line}");

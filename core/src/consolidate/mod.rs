@@ -4,11 +4,13 @@
 //! re-checked against the store as it is then. Privacy mode skips the pass without loading a model.
 
 mod apply;
+pub mod disclose;
 pub mod episodic;
 pub mod grammar;
 mod model;
 mod neighbours;
 pub mod parse;
+pub mod person;
 pub mod plan;
 pub mod prompt;
 pub mod prune;
@@ -40,6 +42,34 @@ const EPISODIC_IMPORTANCE: f32 = 0.5;
 const EXTRACT_TOKENS: usize = 400;
 const DECIDE_TOKENS: usize = 120;
 const SUMMARY_TOKENS: usize = 60;
+const REWRITE_TOKENS: usize = 64;
+/// The model's confidence in a fact rewritten from the user's own sentence.
+const REWRITE_CONFIDENCE: f32 = 0.8;
+
+/// How a pass finds candidate facts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Extraction {
+    /// The user's self-disclosing sentences (found by rule), each rewritten as a fact by the
+    /// model; by rule when the model's rewrite does not keep the user's words.
+    #[default]
+    Rewrite,
+    /// The same sentences, rewritten by rule only (no model call for facts).
+    Rule,
+    /// The model reads the whole log and lists facts (the first design; measured against).
+    Free,
+}
+
+impl Extraction {
+    /// From its name (`rewrite`, `rule`, `free`).
+    pub fn parse(name: &str) -> Option<Extraction> {
+        match name {
+            "rewrite" => Some(Extraction::Rewrite),
+            "rule" => Some(Extraction::Rule),
+            "free" => Some(Extraction::Free),
+            _ => None,
+        }
+    }
+}
 
 /// How a pass is run.
 pub struct Pass<'a> {
@@ -49,6 +79,7 @@ pub struct Pass<'a> {
     pub now: DateTime<Utc>,
     /// An id for this pass, recorded in the provenance of what it writes.
     pub pass_id: String,
+    pub extraction: Extraction,
 }
 
 /// Why a pass failed (nothing was written).
@@ -102,6 +133,7 @@ pub fn run<'g>(
     let mut user_words: HashSet<String> = HashSet::new();
     let mut read_to: Vec<(String, usize)> = Vec::new();
     let mut fact_sessions: Vec<String> = Vec::new();
+    let mut new_lines: Vec<&session::Line> = Vec::new();
     for s in &sessions {
         if budget < 200 {
             break;
@@ -122,24 +154,19 @@ pub fn run<'g>(
         }
         fact_sessions.push(s.id.clone());
         parts.push(log);
+        new_lines.extend(new);
     }
     report.sessions_read = read_to.len();
     let mut changes: Vec<Change> = Vec::new();
     if !parts.is_empty() {
         parts.reverse();
-        let log = parts.join("\n");
-        let reply = model.generate(
-            &prompt::extract(&log),
-            &grammar::candidates(),
-            EXTRACT_TOKENS,
-        )?;
-        let candidates = parse::candidates(&reply.text).unwrap_or_else(|| {
-            report.skipped.push(Skipped {
-                text: reply.text.chars().take(80).collect(),
-                why: "unreadable model reply".into(),
-            });
-            Vec::new()
-        });
+        let candidates = match pass.extraction {
+            Extraction::Free => free_candidates(&parts.join("\n"), &mut model, &mut report)?,
+            Extraction::Rewrite | Extraction::Rule => {
+                let by_model = pass.extraction == Extraction::Rewrite;
+                rewritten(&disclose::disclosures(&new_lines), by_model, &mut model)?
+            }
+        };
         let vectors = pass.store.read_vectors().ok();
         let existing = Existing::new(&snap, embedder, vectors.as_ref());
         for c in candidates {
@@ -183,6 +210,62 @@ pub fn run<'g>(
         Ok::<_, StoreError>(())
     })?;
     Ok(report)
+}
+
+/// The model lists facts from the whole log.
+fn free_candidates(
+    log: &str,
+    model: &mut Model,
+    report: &mut Report,
+) -> Result<Vec<Candidate>, EngineError> {
+    let reply = model.generate(
+        &prompt::extract(log),
+        &grammar::candidates(),
+        EXTRACT_TOKENS,
+    )?;
+    Ok(parse::candidates(&reply.text).unwrap_or_else(|| {
+        report.skipped.push(Skipped {
+            text: reply.text.chars().take(80).collect(),
+            why: "unreadable model reply".into(),
+        });
+        Vec::new()
+    }))
+}
+
+/// Each self-disclosure as a fact: the model's rewrite when it keeps the user's words, else
+/// the rule's (`by_model` false: the rule's only).
+fn rewritten(
+    disclosures: &[String],
+    by_model: bool,
+    model: &mut Model,
+) -> Result<Vec<Candidate>, EngineError> {
+    let mut out: Vec<Candidate> = Vec::new();
+    for clause in disclosures {
+        let ruled = person::third_person(clause);
+        let text = if by_model {
+            let reply =
+                model.generate(&prompt::rewrite(clause), &grammar::fact(), REWRITE_TOKENS)?;
+            parse::fact(&reply.text)
+                .filter(|f| person::faithful(f, clause))
+                .unwrap_or(ruled)
+        } else {
+            ruled
+        };
+        let Ok(text) = crate::text::normalize_fact(&text) else {
+            continue;
+        };
+        if !out
+            .iter()
+            .any(|c| crate::text::fact_key(&c.text) == crate::text::fact_key(&text))
+        {
+            out.push(Candidate {
+                text,
+                kind: Kind::Semantic,
+                confidence: REWRITE_CONFIDENCE,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Decide one candidate: guards that need no model first, then the model's verdict.

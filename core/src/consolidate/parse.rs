@@ -57,6 +57,14 @@ pub fn decision(reply: &str) -> Option<Decision> {
     })
 }
 
+/// The fact in a rewrite reply (`{"fact": "..."}`).
+pub fn fact(reply: &str) -> Option<String> {
+    extract_object(reply)
+        .as_ref()
+        .and_then(|v| text_field(v, "fact"))
+        .and_then(|t| normalize_fact(t).ok())
+}
+
 /// The one-line summary in a summary reply (`{"summary": "..."}`).
 pub fn summary(reply: &str) -> Option<String> {
     extract_object(reply)

@@ -88,6 +88,7 @@ impl Fixture {
             mode,
             now: at,
             pass_id: "p1".into(),
+            extraction: Extraction::Free,
         }
     }
 

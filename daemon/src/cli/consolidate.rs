@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use chrono::Utc;
-use localm_core::consolidate::{self, LoadGenerator, Pass, Report, Status};
+use localm_core::consolidate::{self, Extraction, LoadGenerator, Pass, Report, Status};
 use localm_core::engine::{Embedder, EngineError, Generator};
 use localm_core::id::Fnv;
 use localm_core::store::Store;
@@ -18,6 +18,7 @@ use crate::models::llama::CANCEL;
 use crate::models::{self, llama::Llama};
 
 pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
+    models::omp::ensure_passive();
     // SIGTERM (the daemon stopping, or a user) abandons the model work at the next prompt chunk
     // or token: the pass then fails before its write, and the store is untouched. A SIGTERM that
     // lands during the write itself is noticed by nobody, so the write completes.
@@ -38,6 +39,20 @@ pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
             }
             Err(e)
         }
+    }
+}
+
+/// How the pass finds candidate facts: the hidden `LOCALM_EXTRACTION` (`rewrite`, the default;
+/// `rule`; `free`), so `scripts/bench quality` can measure the alternatives on one binary.
+pub fn extraction() -> anyhow::Result<Extraction> {
+    match std::env::var("LOCALM_EXTRACTION") {
+        Ok(v) if !v.is_empty() => Extraction::parse(&v).ok_or_else(|| {
+            coded(
+                Code::Usage,
+                format!("LOCALM_EXTRACTION must be rewrite, rule or free, not {v:?}"),
+            )
+        }),
+        _ => Ok(Extraction::default()),
     }
 }
 
@@ -67,6 +82,7 @@ pub fn pass(ctx: &Context) -> anyhow::Result<Report> {
         mode: ctx.mode,
         now,
         pass_id: format!("p{:07x}", h.finish() >> 36),
+        extraction: extraction()?,
     };
     let report = consolidate::run(&pass, load, embedder.as_ref().map(|e| e as &dyn Embedder))
         .map_err(|e| {

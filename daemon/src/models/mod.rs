@@ -3,6 +3,7 @@
 pub mod bert;
 pub mod embedder;
 pub mod llama;
+pub mod omp;
 
 use std::path::{Path, PathBuf};
 

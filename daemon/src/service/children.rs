@@ -235,9 +235,8 @@ impl Children {
 /// passively, and the child dies with its handle.
 pub fn model_process(exe: &Path) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(exe);
-    // llama.cpp's OpenMP threads spin while waiting by default; on a shared laptop CPU that
-    // steals the cores the other thread needs.
-    cmd.env("OMP_WAIT_POLICY", "PASSIVE").kill_on_drop(true);
+    cmd.env(crate::models::omp::WAIT_POLICY, "PASSIVE")
+        .kill_on_drop(true);
     cmd
 }
 
