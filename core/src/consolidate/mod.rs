@@ -6,6 +6,7 @@
 mod apply;
 pub mod episodic;
 pub mod grammar;
+pub mod guard;
 mod model;
 mod neighbours;
 pub mod parse;
