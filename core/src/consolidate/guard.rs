@@ -117,15 +117,22 @@ const SECOND_PERSON: &[&str] = &[
     "you", "your", "you're", "you've", "you'll", "you'd", "yours", "yourself",
 ];
 const FIRST_PERSON_WORDS: &[&str] = &[
-    "i", "i'm", "i've", "i'd", "i'll", "me", "my", "mine", "myself", "we", "we're", "we've", "our",
-    "ours",
+    "i", "i'm", "i've", "i'd", "i'll", "me", "my", "myself", "we", "we're", "we've", "our", "ours",
 ];
 
 /// Rule 2: an assistant's opener or any second-person pronoun (the assistant's voice), or any
-/// first-person pronoun. Facts are "User …", summaries are "Debugged …".
+/// first-person pronoun. Facts are "User …", summaries are "Debugged …". A word in capitals
+/// ("ME", "US") is an acronym, not a pronoun; "mine" is not counted (a coal mine).
 pub fn wrong_voice(text: &str) -> Option<&'static str> {
-    let w = words(text);
-    let start = w.join(" ");
+    let start = words(text).join(" ");
+    let acronym = |x: &&str| x.len() > 1 && x.chars().all(|c| !c.is_lowercase());
+    let w = words(
+        &text
+            .split_whitespace()
+            .filter(|x| !acronym(x))
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
     let opener = ASSISTANT_OPENERS
         .iter()
         .any(|o| start == *o || start.starts_with(&format!("{o} ")));

@@ -50,6 +50,8 @@ fn repetition_loops() {
     assert_eq!(repetition_loop(&bad), Some(LOOP));
     for t in [
         "User likes tea tea tea",
+        // Three in a row, in a long text the repeat does not cover.
+        "User really really really loves long walks along the river with Biscuit before work",
         "User is a user is a user is a user",
         // Period longer than 4 words: its 4-grams still cover most of the text.
         "User went to the shop today. User went to the shop today. User went to the shop today.",
@@ -86,6 +88,8 @@ fn voice() {
         ("I\u{2019}m a support group", Some(FIRST_PERSON)),
         ("User's name is Nadia", None),
         ("User lives in the US", None),
+        ("User has ME and rests every afternoon", None),
+        ("User works at a coal mine", None),
         ("Debugged a flaky USB upload test", None),
         ("Asked how to tell crocodiles from alligators", None),
     ];
