@@ -7,6 +7,7 @@ mod apply;
 pub mod disclose;
 pub mod episodic;
 pub mod grammar;
+pub mod guard;
 mod model;
 mod neighbours;
 pub mod parse;
