@@ -135,10 +135,10 @@ pub fn disclosures(lines: &[&Line]) -> Vec<String> {
             continue;
         }
         for clause in clauses(&without_code_and_quotes(&text)) {
-            if let Some(c) = disclosure(&clause) {
-                if !out.iter().any(|o| o.eq_ignore_ascii_case(&c)) {
-                    out.push(c);
-                }
+            if let Some(c) = disclosure(&clause)
+                && !out.iter().any(|o| o.eq_ignore_ascii_case(&c))
+            {
+                out.push(c);
             }
         }
     }

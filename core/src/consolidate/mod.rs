@@ -131,7 +131,7 @@ pub fn run<'g>(
     // Facts: the newest unread lines of the newest sessions, about 8,000 characters.
     let mut budget = prompt::SESSION_CHARS;
     let mut parts: Vec<String> = Vec::new();
-    let mut user_words: HashSet<String> = HashSet::new();
+    let (mut user_text, mut assistant_text) = (String::new(), String::new());
     let mut read_to: Vec<(String, usize)> = Vec::new();
     let mut fact_sessions: Vec<String> = Vec::new();
     let mut new_lines: Vec<&session::Line> = Vec::new();
@@ -151,7 +151,12 @@ pub fn run<'g>(
         }
         budget = budget.saturating_sub(log.chars().count() + 1);
         for l in new.iter().filter(|l| l.is_typed_by_user()) {
-            user_words.extend(content_words(&prompt::strip_recalled(&l.content)));
+            user_text.push_str(&prompt::strip_recalled(&l.content));
+            user_text.push('\n');
+        }
+        for l in new.iter().filter(|l| l.role == "assistant") {
+            assistant_text.push_str(&l.content);
+            assistant_text.push('\n');
         }
         fact_sessions.push(s.id.clone());
         parts.push(log);
@@ -159,6 +164,7 @@ pub fn run<'g>(
     }
     report.sessions_read = read_to.len();
     let mut changes: Vec<Change> = Vec::new();
+    let examples = prompt::example_texts();
     if !parts.is_empty() {
         parts.reverse();
         let candidates = match pass.extraction {
@@ -170,8 +176,13 @@ pub fn run<'g>(
         };
         let vectors = pass.store.read_vectors().ok();
         let existing = Existing::new(&snap, embedder, vectors.as_ref());
+        let cx = guard::Context {
+            user_text: &user_text,
+            assistant_text: &assistant_text,
+            examples: &examples,
+        };
         for c in candidates {
-            let planned = consider(&c, &existing, &user_words, &changes, &mut model);
+            let planned = consider(&c, &existing, &cx, &changes, &mut model);
             changes.push(Change {
                 planned,
                 sessions: fact_sessions.clone(),
@@ -183,8 +194,13 @@ pub fn run<'g>(
     let due = episodic::due(&sessions, &snap.state, pass.now);
     let mut summarised: Vec<String> = Vec::new();
     for s in due {
-        match summarise(s, &mut model) {
-            Ok(Some(text)) => {
+        let cx = guard::Context {
+            user_text: &typed_text(s),
+            assistant_text: "",
+            examples: &examples,
+        };
+        match summarise(s, &mut model, &cx) {
+            Ok(Ok(text)) => {
                 changes.push(Change {
                     planned: Planned::Add {
                         text,
@@ -195,10 +211,14 @@ pub fn run<'g>(
                 });
                 summarised.push(s.id.clone());
             }
-            Ok(None) => report.skipped.push(Skipped {
-                text: format!("summary of session {}", s.id),
-                why: "unreadable model reply".into(),
-            }),
+            Ok(Err((text, why))) => {
+                report.skipped.push(Skipped {
+                    text: text.unwrap_or_else(|| format!("summary of session {}", s.id)),
+                    why: why.into(),
+                });
+                // Asked once: a session whose summary was refused is not asked again.
+                summarised.push(s.id.clone());
+            }
             Err(e) => return Err(e.into()),
         }
     }
@@ -273,7 +293,7 @@ fn rewritten(
 fn consider(
     c: &Candidate,
     existing: &Existing,
-    user_words: &HashSet<String>,
+    cx: &guard::Context,
     earlier: &[Change],
     model: &mut Model,
 ) -> Planned {
@@ -285,8 +305,8 @@ fn consider(
     if plan::is_meta(&c.text) {
         return skip("reads as an instruction, not a fact about the user");
     }
-    if !plan::grounded(&c.text, user_words) {
-        return skip("not grounded in the user's own words");
+    if let Some(why) = guard::refuse_fact(&c.text, cx) {
+        return skip(why);
     }
     let planned_texts = earlier.iter().filter_map(|ch| match &ch.planned {
         Planned::Add { text, .. } | Planned::Update { text, .. } => Some(text.as_str()),
@@ -302,7 +322,18 @@ fn consider(
         if plan::near_duplicate(&c.text, &r.text, *cos) {
             return skip(&format!("a near-duplicate of {}", r.id));
         }
+        if let Some(planned) = overlap(c, r) {
+            return planned;
+        }
     }
+    if let Some(r) = snap
+        .records
+        .iter()
+        .find(|r| guard::same_across_kinds(&c.text, [r.text.as_str()]))
+    {
+        return skip(&format!("already in memory as {}", r.id));
+    }
+
     if neighbours.is_empty() {
         return Planned::Add {
             text: c.text.clone(),
@@ -330,7 +361,58 @@ fn consider(
     plan::decide(c, &d, &records, &snap.corrections)
 }
 
-fn summarise(s: &Session, model: &mut Model) -> Result<Option<String>, EngineError> {
+/// A candidate that overlaps `r` collapses into it: one that says less than `r` is known; one
+/// that says `r` and more updates a synth `r`, or, beside a fact the user typed, keeps only its
+/// new part.
+fn overlap(c: &Candidate, r: &Record) -> Option<Planned> {
+    let words = |t: &str| -> HashSet<String> { content_words(t).into_iter().collect() };
+    let (cand, known) = (words(&c.text), words(&r.text));
+    if cand.is_empty() || known.is_empty() {
+        return None;
+    }
+    if cand.is_subset(&known) {
+        return Some(Planned::Skip {
+            text: c.text.clone(),
+            why: format!("already known, in more words, as {}", r.id),
+        });
+    }
+    if !known.is_subset(&cand) {
+        return None;
+    }
+    if !r.source.is_trusted() {
+        return Some(Planned::Update {
+            target: r.id.clone(),
+            text: c.text.clone(),
+        });
+    }
+    let new_part = guard::split_compound(&c.text)
+        .into_iter()
+        .find(|part| !words(part).is_subset(&known))?;
+    Some(Planned::Add {
+        text: new_part,
+        kind: c.kind,
+        importance: plan::synth_importance(c.confidence),
+    })
+}
+
+/// Everything the user typed in `s`, recalled blocks left out.
+fn typed_text(s: &Session) -> String {
+    s.lines
+        .iter()
+        .filter(|l| l.is_typed_by_user())
+        .map(|l| prompt::strip_recalled(&l.content) + "\n")
+        .collect()
+}
+
+/// A refused summary: its text when there was one, and why.
+type Refused = (Option<String>, &'static str);
+
+/// The session's one-line summary, or why there is none.
+fn summarise(
+    s: &Session,
+    model: &mut Model,
+    cx: &guard::Context,
+) -> Result<Result<String, Refused>, EngineError> {
     let lines: Vec<&session::Line> = s.lines.iter().collect();
     let log = prompt::render_log(&lines, prompt::SESSION_CHARS / 2);
     let reply = model.generate(
@@ -338,7 +420,19 @@ fn summarise(s: &Session, model: &mut Model) -> Result<Option<String>, EngineErr
         &grammar::summary(),
         SUMMARY_TOKENS,
     )?;
-    Ok(parse::summary(&reply.text).filter(|t| !plan::is_meta(t)))
+    let Some(text) = parse::summary(&reply.text) else {
+        return Ok(Err((None, "unreadable model reply")));
+    };
+    if plan::is_meta(&text) {
+        return Ok(Err((
+            Some(text),
+            "reads as an instruction, not what the user did",
+        )));
+    }
+    Ok(match guard::refuse_summary(&text, cx) {
+        Some(why) => Err((Some(text), why)),
+        None => Ok(text),
+    })
 }
 
 #[cfg(test)]

@@ -95,12 +95,6 @@ pub fn is_meta(text: &str) -> bool {
         .any(|w| META_WORDS.contains(&w.as_str()))
 }
 
-/// Whether a candidate shares a content word with what the user typed (small models invent
-/// users; an ungrounded candidate is dropped). The word "user" itself does not count.
-pub fn grounded(text: &str, user_words: &HashSet<String>) -> bool {
-    content_words(text).iter().any(|w| user_words.contains(w))
-}
-
 /// Whether `candidate` says the same as `existing`.
 pub fn near_duplicate(candidate: &str, existing: &str, cosine: Option<f32>) -> bool {
     if fact_key(candidate) == fact_key(existing) || cosine.is_some_and(|c| c >= NEAR_DUP_COSINE) {
@@ -179,6 +173,9 @@ pub fn decide(
                 };
             }
             match op {
+                CorrectionOp::Update if super::guard::less_specific(&new_text, &target.text) => {
+                    skip("would make a fact less specific")
+                }
                 CorrectionOp::Update if d.confidence >= SURE_UPDATE => Planned::Update {
                     target: target.id.clone(),
                     text: new_text,
