@@ -127,7 +127,10 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
     // With a session cookie: reads work; a change needs this listener's own Origin.
     let cookie = log_in(&env, &addr);
     let cookie_h = ("Cookie", cookie.as_str());
-    assert_eq!(tcp(&addr, "GET", "/api/memory", None, &[cookie_h]).status, 200);
+    assert_eq!(
+        tcp(&addr, "GET", "/api/memory", None, &[cookie_h]).status,
+        200
+    );
     let page = tcp(&addr, "GET", "/memory", None, &[cookie_h]);
     assert_eq!(page.status, 200);
     assert_eq!(
@@ -154,7 +157,10 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
         "PUT",
         "/api/memory",
         put,
-        &[("Authorization", &bearer), ("Origin", "http://evil.example")],
+        &[
+            ("Authorization", &bearer),
+            ("Origin", "http://evil.example"),
+        ],
     );
     assert_eq!(r.status, 403);
     assert_eq!(facts(&env), vec!["Owns a red bicycle"], "nothing changed");
@@ -178,7 +184,13 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
     assert_eq!(r.status, 201, "{}", r.body);
 
     // The login link is minted only over the socket.
-    let r = tcp(&addr, "POST", "/api/login-link", None, &[cookie_h, ("Origin", &own)]);
+    let r = tcp(
+        &addr,
+        "POST",
+        "/api/login-link",
+        None,
+        &[cookie_h, ("Origin", &own)],
+    );
     assert_eq!(r.status, 404);
 
     let session = cookie.split_once('=').unwrap().1;
@@ -319,7 +331,10 @@ fn the_memory_page_in_a_real_browser() {
     let all = facts(&env);
     assert!(all.iter().any(|f| f == "Prefers green tea in the morning"));
     assert!(!all.iter().any(|f| f.contains("Planted") || f == "pwned"));
-    assert!(!all.iter().any(|f| f.starts_with("Fact number")), "the 413 saved nothing");
+    assert!(
+        !all.iter().any(|f| f.starts_with("Fact number")),
+        "the 413 saved nothing"
+    );
     assert_eq!(facts(&privacy), vec!["Lives in Lisbon"]);
 
     // No token, login code or session cookie in either daemon's log.
@@ -330,7 +345,10 @@ fn the_memory_page_in_a_real_browser() {
     let code = |url: &str| url.split_once("code=").unwrap().1.to_string();
     let token = fs::read_to_string(env.data_dir().join("api-token")).unwrap();
     for (daemon, secrets) in [
-        (&d, vec![code(&login), session.to_string(), token.trim().to_string()]),
+        (
+            &d,
+            vec![code(&login), session.to_string(), token.trim().to_string()],
+        ),
         (&p, vec![code(&privacy_login)]),
     ] {
         let log = daemon.log();
@@ -340,4 +358,3 @@ fn the_memory_page_in_a_real_browser() {
     }
     println!("the page test took {:.1}s", started.elapsed().as_secs_f64());
 }
-

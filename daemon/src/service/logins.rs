@@ -101,7 +101,11 @@ mod tests {
         assert_eq!(logins.redeem(&code, t0).unwrap(), None, "used twice");
 
         let late = logins.mint(t0).unwrap();
-        assert_eq!(logins.redeem(&late, t0 + CODE_TTL).unwrap(), None, "expired");
+        assert_eq!(
+            logins.redeem(&late, t0 + CODE_TTL).unwrap(),
+            None,
+            "expired"
+        );
         assert_eq!(logins.redeem("wrong", t0).unwrap(), None);
         assert!(!logins.is_session("wrong"));
         assert!(!logins.is_session(""));
@@ -116,7 +120,11 @@ mod tests {
             logins.mint(t0 + Duration::from_secs(1)).unwrap();
         }
         assert_eq!(lock(&logins.codes).len(), MAX_CODES);
-        assert_eq!(logins.redeem(&first, t0).unwrap(), None, "the oldest was dropped");
+        assert_eq!(
+            logins.redeem(&first, t0).unwrap(),
+            None,
+            "the oldest was dropped"
+        );
 
         let sessions: Vec<String> = (0..=MAX_SESSIONS)
             .map(|_| {
@@ -124,7 +132,10 @@ mod tests {
                 logins.redeem(&c, t0).unwrap().unwrap()
             })
             .collect();
-        assert!(!logins.is_session(&sessions[0]), "the oldest was logged out");
+        assert!(
+            !logins.is_session(&sessions[0]),
+            "the oldest was logged out"
+        );
         assert!(logins.is_session(&sessions[MAX_SESSIONS]));
     }
 }

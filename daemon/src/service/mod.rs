@@ -211,7 +211,9 @@ pub async fn run(
         stop_rx.clone(),
     )));
     if let Some((l, token)) = listeners.tcp {
-        let addr = l.local_addr().context("the loopback listener has no address")?;
+        let addr = l
+            .local_addr()
+            .context("the loopback listener has no address")?;
         shared.logins.set_listen(addr);
         let guard = api::auth::TcpGuard::new(token, addr, Arc::clone(&shared.logins));
         servers.push(tokio::spawn(listener::serve(

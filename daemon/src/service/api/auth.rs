@@ -110,7 +110,9 @@ pub async fn guard(State(g): State<Arc<TcpGuard>>, req: Request, next: Next) -> 
     let caller = g.caller(headers);
     let changes = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     if changes {
-        let origin = headers.get(header::ORIGIN).map(|v| v.to_str().unwrap_or(""));
+        let origin = headers
+            .get(header::ORIGIN)
+            .map(|v| v.to_str().unwrap_or(""));
         match origin {
             Some(o) if !g.origin_ok(o) => {
                 return ApiError::new(
@@ -241,7 +243,10 @@ mod tests {
     #[test]
     fn the_session_cookie_is_found_among_others() {
         let mut h = HeaderMap::new();
-        h.insert(header::COOKIE, "a=1; localm_session=abc; b=2".parse().unwrap());
+        h.insert(
+            header::COOKIE,
+            "a=1; localm_session=abc; b=2".parse().unwrap(),
+        );
         assert_eq!(session_cookie(&h), Some("abc"));
         h.insert(header::COOKIE, "xlocalm_session=abc".parse().unwrap());
         assert_eq!(session_cookie(&h), None);

@@ -133,7 +133,15 @@ pub async fn completions(
     // origin and coder rules.
     let (block, header) = if plugin {
         let messages = req.chat_messages();
-        match recall_turn(&s, &messages, req.agent.unwrap_or_default(), false, Reinforce::Injected).await {
+        match recall_turn(
+            &s,
+            &messages,
+            req.agent.unwrap_or_default(),
+            false,
+            Reinforce::Injected,
+        )
+        .await
+        {
             Ok(answer) => (answer.block, answer.header),
             Err(e) => return error(e.status, e.code, e.message),
         }

@@ -53,10 +53,7 @@ pub fn router(shared: Arc<Shared>, tcp: Option<Arc<auth::TcpGuard>>) -> Router {
     };
     let app = Router::new()
         .route("/api/health", get(health))
-        .route(
-            "/api/settings",
-            get(settings::show).patch(settings::change),
-        )
+        .route("/api/settings", get(settings::show).patch(settings::change))
         .route("/api/plugins/{name}/{action}", post(settings::plugin))
         .merge(page::routes())
         .merge(surface)

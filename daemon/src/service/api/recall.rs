@@ -84,10 +84,7 @@ pub async fn recall_turn(
         }
     };
     // Reinforce what was injected, off the hot path; privacy-mode recall never writes.
-    if reinforce == Reinforce::Injected
-        && config.mode.allows_writes()
-        && !answer.items.is_empty()
-    {
+    if reinforce == Reinforce::Injected && config.mode.allows_writes() && !answer.items.is_empty() {
         s.reinforcer
             .note(answer.items.iter().map(|i| i.id.clone()).collect());
     }

@@ -112,8 +112,7 @@ pub async fn plugin(
     State(s): State<Arc<Shared>>,
     Path((name, action)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let op: fn(&mut Settings, &str) -> Result<bool, plugins::PluginError> = match action.as_str()
-    {
+    let op: fn(&mut Settings, &str) -> Result<bool, plugins::PluginError> = match action.as_str() {
         "install" => plugins::install,
         "enable" => plugins::enable,
         "disable" => plugins::disable,
