@@ -212,6 +212,20 @@ fn localm_open_needs_a_daemon_with_a_loopback_listener() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
 
+/// The scenarios of `browser_page.py`, in the order they run (the privacy one logs in to the
+/// second daemon, so it comes last; the pass is the slowest).
+const SCENARIOS: [&str; 9] = [
+    "login",
+    "recall",
+    "save",
+    "corrections",
+    "settings",
+    "other-origin",
+    "layout",
+    "synth",
+    "privacy",
+];
+
 /// Every scenario of the page in one Chromium session: two daemons, one in log mode with the
 /// real model, one in privacy mode with the plugin not yet installed.
 #[test]
@@ -270,17 +284,7 @@ fn the_memory_page_in_a_real_browser() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/browser_page.py");
     let out = std::process::Command::new(python)
         .arg(script)
-        .args([
-            "login",
-            "recall",
-            "save",
-            "corrections",
-            "settings",
-            "other-origin",
-            "layout",
-            "synth",
-            "privacy",
-        ])
+        .args(SCENARIOS)
         .env("LOCALM_LOGIN_URL", &login)
         .env("LOCALM_DATA_DIR", env.data_dir())
         .env("LOCALM_PRIVACY_LOGIN_URL", &privacy_login)
@@ -298,17 +302,7 @@ fn the_memory_page_in_a_real_browser() {
         )
     };
     assert!(out.status.success(), "{}", describe());
-    for name in [
-        "login",
-        "recall",
-        "save",
-        "corrections",
-        "settings",
-        "other-origin",
-        "layout",
-        "synth",
-        "privacy",
-    ] {
+    for name in SCENARIOS {
         assert!(stdout.contains(&format!("ok: {name}\n")), "{}", describe());
     }
     println!("screenshots: {}", shots.display());
