@@ -183,6 +183,32 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
     );
     assert_eq!(r.status, 201, "{}", r.body);
 
+    // The settings routes take only the page's switches.
+    let r = tcp(
+        &addr,
+        "PATCH",
+        "/api/settings",
+        Some(r#"{"mode": "full"}"#),
+        &[("Authorization", &bearer)],
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    let r = tcp(
+        &addr,
+        "PATCH",
+        "/api/settings",
+        Some(r#"{"memory_enabled": "yes"}"#),
+        &[("Authorization", &bearer)],
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    let on_disk: Value =
+        serde_json::from_slice(&fs::read(env.data_dir().join("settings.json")).unwrap()).unwrap();
+    assert_eq!(on_disk["mode"], "log");
+
+    // On the owner-only socket the page needs no login.
+    let page = d.get("/memory");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("/memory/app.js"));
+
     // The login link is minted only over the socket.
     let r = tcp(
         &addr,

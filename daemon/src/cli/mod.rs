@@ -91,9 +91,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Open the memory page in the browser, logged in: prints a one-time login link (valid once,
-    /// for 60 s) from the running daemon, which must have a loopback listener
-    /// (`localm daemon --listen 127.0.0.1:PORT`), and opens it where there is a desktop.
+    /// Open the memory page in the browser, logged in.
+    ///
+    /// Prints a one-time login link (valid once, for 60 s) from the running daemon, which must
+    /// have a loopback listener (`localm daemon --listen 127.0.0.1:PORT`), and opens it where
+    /// there is a desktop.
     Open {
         /// Only print the link.
         #[arg(long)]
