@@ -1,19 +1,20 @@
 """The memory page in a real headless Chromium (Selenium), as a user clicks through it.
 
 Run by tests/tests/page.rs with the daemons already started. Environment:
-  LOCALM_LOGIN_URL          one-time login URL of a daemon in log mode (from `localm open`)
-  LOCALM_DATA_DIR           that daemon's data dir (settings.json is checked on disk)
-  LOCALM_PRIVACY_LOGIN_URL  one-time login URL of a daemon in privacy mode, plugin not installed
-  LOCALM_PRIVACY_DATA_DIR   its data dir
+  LOCALM_BIN                the localm binary (`localm open --no-browser` gives each login link
+                            just before it is used: a link lasts 60 s)
+  LOCALM_DATA_DIR           the data dir of a daemon in log mode (settings.json is checked on disk)
+  LOCALM_PRIVACY_DATA_DIR   the data dir of a daemon in privacy mode, plugin not installed
   LOCALM_ARTIFACTS          folder for the screenshots
   LOCALM_CHROMIUM, LOCALM_CHROMEDRIVER  the browser and its driver [/usr/bin/chromium, /usr/bin/chromedriver]
-Prints one "ok: <scenario>" line per scenario passed, and "session: <cookie>" so the caller can
-check that the cookie never reached the daemon's log. Exits non-zero on the first failure.
+Prints one "ok: <scenario>" line per scenario passed, and "session: <cookie>" and "code: <code>"
+lines so the caller can check that no secret reached a daemon's log. Exits non-zero on the first failure.
 """
 
 import http.server
 import json
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -24,11 +25,22 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-LOGIN = os.environ["LOCALM_LOGIN_URL"]
 DATA = os.environ["LOCALM_DATA_DIR"]
-PRIVACY_LOGIN = os.environ["LOCALM_PRIVACY_LOGIN_URL"]
 PRIVACY_DATA = os.environ["LOCALM_PRIVACY_DATA_DIR"]
 ARTIFACTS = os.environ["LOCALM_ARTIFACTS"]
+
+
+def login_url(data_dir):
+    """A fresh one-time login link from `localm open --no-browser`."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["LOCALM_DATA_DIR"] = data_dir
+    out = subprocess.run([os.environ["LOCALM_BIN"], "open", "--no-browser"], env=env,
+                         capture_output=True, text=True, check=True).stdout.strip()
+    print(f"code: {out.split('code=')[1]}", flush=True)
+    return out
+
+
+LOGIN = login_url(DATA)
 BASE = "{0.scheme}://{0.netloc}".format(urlsplit(LOGIN))
 
 
@@ -187,7 +199,9 @@ def scenario_synth():
     by_id("synth").click()
     until("the progress", lambda: "Synthesizing" in text("synth-progress"), timeout=10)
     shot("synth-running")
-    until("the pass report", lambda: by_id("synth-result").is_displayed() or text("synth-msg"), timeout=240)
+    # A pass already running (the note says so) delays ours: wait for the report or an error.
+    until("the pass report", lambda: by_id("synth-result").is_displayed()
+          or "error" in by_id("synth-msg").get_attribute("class"), timeout=240)
     assert by_id("synth-result").is_displayed(), text("synth-msg")
     assert "error" not in by_id("synth-msg").get_attribute("class"), text("synth-msg")
     report = text("synth-result")
@@ -228,7 +242,10 @@ class Evil(http.server.BaseHTTPRequestHandler):
 
 
 def scenario_other_origin():
-    server = http.server.HTTPServer(("127.0.0.1", 0), Evil)
+    # Threads: Chromium opens a spare connection it may never use, which would hold a
+    # one-connection-at-a-time server (and the page) for a minute.
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Evil)
+    server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         d.get(f"http://127.0.0.1:{server.server_port}/")
@@ -259,6 +276,7 @@ def scenario_layout():
 
 
 def scenario_privacy():
+    PRIVACY_LOGIN = login_url(PRIVACY_DATA)
     d.get(PRIVACY_LOGIN)
     ready()
     base = "{0.scheme}://{0.netloc}".format(urlsplit(PRIVACY_LOGIN))
