@@ -225,7 +225,8 @@ pub fn try_request(
     exchange(&mut s, method, path, body, headers)
 }
 
-/// Write one request on `s` and read the response to the end.
+/// Write one request on `s` and read the response to the end (`Host: localhost` unless
+/// `headers` names one).
 pub fn exchange<S: Read + Write>(
     s: &mut S,
     method: &str,
@@ -235,9 +236,12 @@ pub fn exchange<S: Read + Write>(
 ) -> std::io::Result<Response> {
     let body = body.unwrap_or("");
     let mut req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n",
+        "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
     );
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req.push_str("Host: localhost\r\n");
+    }
     if !body.is_empty() {
         req.push_str("Content-Type: application/json\r\n");
     }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub mod daemon;
+pub mod fixtures;
 pub mod recall_set;
 
 /// The `localm` binary under test: `$LOCALM_BIN`, else `target/<profile>/localm` next to this

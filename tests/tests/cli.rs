@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use localm_core::store::lock::StoreLock;
 use localm_tests::Env;
+use localm_tests::fixtures::{correction, record, write_store_file};
 use serde_json::Value;
 
 fn add(env: &Env, text: &str) -> String {
@@ -17,19 +18,6 @@ fn add(env: &Env, text: &str) -> String {
         .unwrap()
         .trim_end_matches(':')
         .to_string()
-}
-
-fn write_store_file(env: &Env, name: &str, lines: &[Value]) {
-    fs::create_dir_all(env.store_dir()).unwrap();
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    fs::write(env.store_dir().join(name), text).unwrap();
-}
-
-fn record(id: &str, text: &str, source: &str) -> Value {
-    serde_json::json!({
-        "id": id, "text": text, "kind": "semantic", "source": source, "importance": 0.7,
-        "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"
-    })
 }
 
 #[test]
@@ -452,17 +440,6 @@ fn forgotten_and_restore_reach_only_the_archive() {
             .ok()
             .contains("nothing archived")
     );
-}
-
-fn correction(id: &str, target: &str, op: &str, old: &str, new: Option<&str>) -> Value {
-    let mut c = serde_json::json!({
-        "id": id, "target": target, "op": op, "old_text": old, "confidence": 0.9,
-        "status": "pending", "created_at": "2026-02-01T00:00:00Z"
-    });
-    if let Some(n) = new {
-        c["new_text"] = n.into();
-    }
-    c
 }
 
 #[test]

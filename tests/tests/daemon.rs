@@ -13,20 +13,8 @@ use std::time::Duration;
 use localm_core::store::lock::StoreLock;
 use localm_tests::Env;
 use localm_tests::daemon::{Daemon, exchange, try_request};
+use localm_tests::fixtures::{record, write_store_file};
 use serde_json::{Value, json};
-
-fn write_store_file(env: &Env, name: &str, lines: &[Value]) {
-    fs::create_dir_all(env.store_dir()).unwrap();
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    fs::write(env.store_dir().join(name), text).unwrap();
-}
-
-fn record(id: &str, text: &str, source: &str) -> Value {
-    json!({
-        "id": id, "text": text, "kind": "semantic", "source": source, "importance": 0.7,
-        "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"
-    })
-}
 
 /// A data dir in log mode with the memory plugin installed.
 fn log_env() -> Env {
@@ -688,7 +676,8 @@ fn the_tcp_listener_requires_the_token() {
     let call = |auth: Option<&str>| {
         let mut s = TcpStream::connect(&addr).unwrap();
         let h = auth.map(|t| ("Authorization", format!("Bearer {t}")));
-        let headers: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let mut headers: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        headers.push(("Host", &addr));
         exchange(&mut s, "GET", "/api/memory", None, &headers).unwrap()
     };
     assert_eq!(call(None).status, 401);

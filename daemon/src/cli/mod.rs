@@ -3,6 +3,7 @@
 pub mod consolidate;
 pub mod job;
 pub mod memory;
+pub mod open;
 pub mod output;
 pub mod plugin;
 pub mod recall;
@@ -90,6 +91,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Open the memory page in the browser, logged in.
+    ///
+    /// Prints a one-time login link (valid once, for 60 s) from the running daemon, which must
+    /// have a loopback listener (`localm daemon --listen 127.0.0.1:PORT`), and opens it where
+    /// there is a desktop.
+    Open {
+        /// Only print the link.
+        #[arg(long)]
+        no_browser: bool,
+    },
     /// Manage the memory store directly (works with or without the daemon).
     #[command(subcommand)]
     Memory(memory::MemoryCommand),
@@ -142,8 +153,9 @@ pub struct DaemonArgs {
     /// it is. Only a stale socket at PATH is ever replaced.
     #[arg(long, value_name = "PATH")]
     pub socket: Option<PathBuf>,
-    /// Also serve the API on this loopback address (e.g. 127.0.0.1:8765), guarded by the token
-    /// in <data dir>/api-token. Off by default.
+    /// Also serve the API and the memory page on this loopback address (e.g. 127.0.0.1:8765;
+    /// port 0 picks a free one), guarded by the token in <data dir>/api-token for programs and by
+    /// `localm open`'s one-time login for the browser. Off by default.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<SocketAddr>,
     /// Chat replies come from this OpenAI-compatible server (its base URL, e.g.
@@ -237,6 +249,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 },
             })
         }
+        Command::Open { no_browser } => open::run(&Context::resolve(&cli.global)?, !no_browser),
         Command::Status { json } => status::run(&Context::resolve(&cli.global)?, json),
         Command::Settings { cmd, json } => {
             settings::run(&Context::resolve(&cli.global)?, cmd, json)

@@ -10,6 +10,7 @@ pub mod children;
 pub mod event_loop;
 pub mod instance;
 pub mod listener;
+pub mod logins;
 pub mod recall_cache;
 pub mod reinforce;
 pub mod socket;
@@ -129,7 +130,7 @@ async fn serve(
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
         tracing::info!(
-            "also listening on http://{} (token in {})",
+            "also listening on http://{} (token in {}; `localm open` logs a browser in)",
             l.local_addr()?,
             opts.data_dir.join("api-token").display()
         );
@@ -210,9 +211,14 @@ pub async fn run(
         stop_rx.clone(),
     )));
     if let Some((l, token)) = listeners.tcp {
+        let addr = l
+            .local_addr()
+            .context("the loopback listener has no address")?;
+        shared.logins.set_listen(addr);
+        let guard = api::auth::TcpGuard::new(token, addr, Arc::clone(&shared.logins));
         servers.push(tokio::spawn(listener::serve(
             l,
-            api::router(Arc::clone(&shared), Some(token.into())),
+            api::router(Arc::clone(&shared), Some(Arc::new(guard))),
             tcp_cap,
             header_read,
             stop_rx.clone(),

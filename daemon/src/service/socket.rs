@@ -1,5 +1,6 @@
 //! The control socket: where it lives, binding it private (folder 0700, socket 0600), refusing
-//! connections from other users by peer credentials, and the loopback TCP token.
+//! connections from other users by peer credentials, and the loopback TCP token (and the random
+//! values the login codes and sessions are made of).
 
 use std::io::{self, Read};
 use std::os::unix::fs::PermissionsExt;
@@ -130,13 +131,16 @@ impl Listener for PeerChecked {
     }
 }
 
+/// 32 random bytes from /dev/urandom as 64 hex digits: the API token, login codes, sessions.
+pub fn random_hex() -> io::Result<String> {
+    let mut raw = [0u8; 32];
+    std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut raw))?;
+    Ok(raw.iter().map(|b| format!("{b:02x}")).collect())
+}
+
 /// A fresh random token in `<data dir>/api-token` (0600), for the loopback TCP listener.
 pub fn write_token(data_dir: &Path) -> anyhow::Result<String> {
-    let mut raw = [0u8; 32];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut raw))
-        .context("cannot read /dev/urandom for the API token")?;
-    let token: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+    let token = random_hex().context("cannot read /dev/urandom for the API token")?;
     let path = data_dir.join("api-token");
     write_atomic(&path, format!("{token}\n").as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))?;

@@ -15,6 +15,7 @@ use localm_core::settings::{Mode, Settings, resolve_mode};
 use localm_core::store::{Store, StoreError};
 
 use super::children::Children;
+use super::logins::Logins;
 use super::recall_cache::RecallCache;
 use super::reinforce::Reinforcer;
 use crate::chat::supervisor::ChatWorker;
@@ -54,6 +55,8 @@ pub struct Shared {
     /// Permits for store writes on the blocking pool ([`WRITERS`]).
     pub writers: tokio::sync::Semaphore,
     pub started: Instant,
+    /// The browser's login codes and sessions for the loopback listener.
+    pub logins: Arc<Logins>,
     config: Arc<RwLock<Config>>,
     sources: ModeSources,
 }
@@ -81,6 +84,7 @@ impl Shared {
             children,
             writers: tokio::sync::Semaphore::new(WRITERS),
             started: Instant::now(),
+            logins: Arc::default(),
             config,
             sources,
         })

@@ -19,7 +19,7 @@ use localm_core::record::Kind;
 use localm_core::session;
 use serde_json::{Value, json};
 
-use super::recall::{HEADER, recall_turn};
+use super::recall::{HEADER, Reinforce, recall_turn};
 use crate::chat::protocol::{Event, Finish, Request};
 use crate::chat::supervisor::ChatFailure;
 use crate::chat::upstream;
@@ -133,7 +133,15 @@ pub async fn completions(
     // origin and coder rules.
     let (block, header) = if plugin {
         let messages = req.chat_messages();
-        match recall_turn(&s, &messages, req.agent.unwrap_or_default(), false).await {
+        match recall_turn(
+            &s,
+            &messages,
+            req.agent.unwrap_or_default(),
+            false,
+            Reinforce::Injected,
+        )
+        .await
+        {
             Ok(answer) => (answer.block, answer.header),
             Err(e) => return error(e.status, e.code, e.message),
         }

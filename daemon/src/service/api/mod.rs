@@ -1,11 +1,16 @@
-//! The HTTP API on the control socket: the `/api/memory*` routes (mounted while the memory
-//! plugin is enabled), `POST /api/memory/recall`, and `GET /api/health`. Errors are JSON.
+//! The HTTP API on the control socket and the loopback listener: the `/api/memory*` routes
+//! (mounted while the memory plugin is enabled), `POST /api/memory/recall`, `GET /api/health`,
+//! the page and its settings routes, and the login (TCP: `/login`; socket: `/api/login-link`).
+//! Errors are JSON.
 
+pub mod auth;
 pub mod body;
 pub mod chat;
 pub mod error;
 pub mod memory;
+pub mod page;
 pub mod recall;
+pub mod settings;
 
 use std::sync::Arc;
 
@@ -21,8 +26,9 @@ use serde::Serialize;
 use super::state::Shared;
 use error::ApiError;
 
-/// Every route. `token`, for the loopback TCP listener, is required as `Authorization: Bearer`.
-pub fn router(shared: Arc<Shared>, token: Option<Arc<str>>) -> Router {
+/// Every route. `tcp`, for the loopback listener, is what its guard checks (Host, Origin, the
+/// token or a session); without it (the control socket) the login link is served instead.
+pub fn router(shared: Arc<Shared>, tcp: Option<Arc<auth::TcpGuard>>) -> Router {
     let memory = Router::new()
         .route("/api/memory", get(memory::list).put(memory::replace))
         .route("/api/memory/append", post(memory::append))
@@ -41,8 +47,16 @@ pub fn router(shared: Arc<Shared>, token: Option<Arc<str>>) -> Router {
             Arc::clone(&shared),
             require_plugin,
         ));
+    let surface = match tcp {
+        Some(_) => Router::new().route("/login", get(auth::login)),
+        None => Router::new().route("/api/login-link", post(auth::login_link)),
+    };
     let app = Router::new()
         .route("/api/health", get(health))
+        .route("/api/settings", get(settings::show).patch(settings::change))
+        .route("/api/plugins/{name}/{action}", post(settings::plugin))
+        .merge(page::routes())
+        .merge(surface)
         .route("/v1/chat/completions", post(chat::completions))
         .route("/v1/models", get(chat::models))
         .merge(memory)
@@ -51,8 +65,8 @@ pub fn router(shared: Arc<Shared>, token: Option<Arc<str>>) -> Router {
         .layer(DefaultBodyLimit::max(body::MAX_BODY))
         .layer(middleware::from_fn(declared_size))
         .with_state(shared);
-    match token {
-        Some(t) => app.layer(middleware::from_fn_with_state(t, require_token)),
+    match tcp {
+        Some(g) => app.layer(middleware::from_fn_with_state(g, auth::guard)),
         None => app,
     }
 }
@@ -123,27 +137,6 @@ async fn require_plugin(State(s): State<Arc<Shared>>, req: Request, next: Next) 
         )
         .into_response()
     }
-}
-
-async fn require_token(State(token): State<Arc<str>>, req: Request, next: Next) -> Response {
-    let given = req
-        .headers()
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    match given {
-        Some(g) if constant_time_eq(g.as_bytes(), token.as_bytes()) => next.run(req).await,
-        _ => ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
-            "send the token from the api-token file as `Authorization: Bearer TOKEN`",
-        )
-        .into_response(),
-    }
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 async fn not_found(req: Request) -> ApiError {

@@ -25,6 +25,9 @@ pub struct RecallRequest {
     /// Also answer every record's signals and whether it was chosen.
     #[serde(default)]
     pub explain: bool,
+    /// A preview (the page's Try recall): what a turn would get, reinforcing nothing.
+    #[serde(default)]
+    pub preview: bool,
 }
 
 /// The response header carrying what recall did.
@@ -34,7 +37,12 @@ pub async fn handle(
     State(s): State<Arc<Shared>>,
     JsonBody(req): JsonBody<RecallRequest>,
 ) -> Result<Response, ApiError> {
-    let answer = recall_turn(&s, &req.messages, req.agent, req.explain).await?;
+    let reinforce = if req.preview {
+        Reinforce::No
+    } else {
+        Reinforce::Injected
+    };
+    let answer = recall_turn(&s, &req.messages, req.agent, req.explain, reinforce).await?;
     let header = HeaderValue::from_str(&answer.header);
     let mut resp = Json(answer).into_response();
     if let Ok(v) = header {
@@ -43,13 +51,24 @@ pub async fn handle(
     Ok(resp)
 }
 
+/// Whether a recall counts as use of what it injects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reinforce {
+    /// A real turn: what is injected is reinforced (in log/full mode).
+    Injected,
+    /// A preview: nothing is written.
+    No,
+}
+
 /// One chat turn's recall, as the API and the chat endpoint run it: the settings and mode
-/// decide whether the turn gets any; what is injected is reinforced in log/full mode.
+/// decide whether the turn gets any; what is injected is reinforced in log/full mode unless
+/// `reinforce` says it is a preview.
 pub async fn recall_turn(
     s: &Arc<Shared>,
     messages: &[ChatMessage],
     agent: Agent,
     explain: bool,
+    reinforce: Reinforce,
 ) -> Result<Answer, ApiError> {
     let config = s.config();
     let answer = match query_for(&config.settings, config.mode, messages, agent) {
@@ -65,7 +84,7 @@ pub async fn recall_turn(
         }
     };
     // Reinforce what was injected, off the hot path; privacy-mode recall never writes.
-    if config.mode.allows_writes() && !answer.items.is_empty() {
+    if reinforce == Reinforce::Injected && config.mode.allows_writes() && !answer.items.is_empty() {
         s.reinforcer
             .note(answer.items.iter().map(|i| i.id.clone()).collect());
     }

@@ -1,0 +1,254 @@
+//! Who may use the loopback TCP listener, and how the browser logs in. Programs send the bearer
+//! token; the browser gets a session cookie from a one-time code that only the owner can mint
+//! (`POST /api/login-link`, served on the control socket only, which `localm open` calls). Every
+//! TCP request must name this listener in `Host` (DNS rebinding), and a state-changing one from
+//! another origin, or from the browser without `Origin`, is refused (CSRF). No secret is logged.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Json;
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+
+use super::error::ApiError;
+use super::page;
+use crate::service::logins::{CODE_TTL, Logins, constant_time_eq};
+use crate::service::state::Shared;
+
+/// The session cookie's name.
+pub const COOKIE: &str = "localm_session";
+
+/// What the TCP listener checks every request against.
+#[derive(Debug)]
+pub struct TcpGuard {
+    token: String,
+    /// `127.0.0.1:PORT` and `localhost:PORT` (or `[::1]:PORT`): the only `Host` values served.
+    hosts: Vec<String>,
+    logins: Arc<Logins>,
+}
+
+impl TcpGuard {
+    pub fn new(token: String, addr: SocketAddr, logins: Arc<Logins>) -> TcpGuard {
+        let port = addr.port();
+        TcpGuard {
+            token,
+            hosts: vec![addr.to_string(), format!("localhost:{port}")],
+            logins,
+        }
+    }
+
+    fn host_ok(&self, headers: &HeaderMap) -> bool {
+        headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|h| self.hosts.iter().any(|a| a.eq_ignore_ascii_case(h)))
+    }
+
+    fn origin_ok(&self, origin: &str) -> bool {
+        self.hosts.iter().any(|h| {
+            origin
+                .strip_prefix("http://")
+                .is_some_and(|o| o.eq_ignore_ascii_case(h))
+        })
+    }
+
+    fn caller(&self, headers: &HeaderMap) -> Option<Caller> {
+        let bearer = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        if bearer.is_some_and(|b| constant_time_eq(b.as_bytes(), self.token.as_bytes())) {
+            return Some(Caller::Program);
+        }
+        session_cookie(headers)
+            .is_some_and(|s| self.logins.is_session(s))
+            .then_some(Caller::Browser)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Caller {
+    /// Sent the bearer token.
+    Program,
+    /// Sent a live session cookie.
+    Browser,
+}
+
+/// The `localm_session` cookie's value, if sent.
+fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|c| c.trim().split_once('='))
+        .find(|(k, _)| *k == COOKIE)
+        .map(|(_, v)| v)
+}
+
+/// The TCP listener's guard, in this order: `Host`, then `Origin` on state-changing requests,
+/// then the caller (token or cookie). Without either, only the login, the page's assets and the
+/// "run `localm open`" page are served.
+pub async fn guard(State(g): State<Arc<TcpGuard>>, req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    if !g.host_ok(headers) {
+        return ApiError::new(
+            StatusCode::MISDIRECTED_REQUEST,
+            "wrong_host",
+            format!(
+                "this listener answers only requests addressed to {}",
+                g.hosts.join(" or ")
+            ),
+        )
+        .into_response();
+    }
+    let caller = g.caller(headers);
+    let changes = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    if changes {
+        let origin = headers
+            .get(header::ORIGIN)
+            .map(|v| v.to_str().unwrap_or(""));
+        match origin {
+            Some(o) if !g.origin_ok(o) => {
+                return ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    "cross_origin",
+                    "a request from another web page is refused",
+                )
+                .into_response();
+            }
+            None if caller == Some(Caller::Browser) => {
+                return ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    "no_origin",
+                    "a browser request that changes something must carry Origin",
+                )
+                .into_response();
+            }
+            _ => {}
+        }
+    }
+    if caller.is_some() {
+        return next.run(req).await;
+    }
+    match req.uri().path() {
+        "/login" | page::JS | page::CSS => next.run(req).await,
+        page::PAGE => page::login_needed(),
+        _ => ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "send the token from the api-token file as `Authorization: Bearer TOKEN`, or run \
+             `localm open` to log the browser in",
+        )
+        .into_response(),
+    }
+}
+
+/// `POST /api/login-link`'s answer (control socket only).
+#[derive(Debug, Serialize)]
+pub struct LoginLink {
+    pub url: String,
+    pub expires_in_s: u64,
+}
+
+/// `POST /api/login-link`: a fresh one-time login URL for the loopback listener. Served only on
+/// the control socket, which only the owner can reach.
+pub async fn login_link(State(s): State<Arc<Shared>>) -> Result<Json<LoginLink>, ApiError> {
+    let Some(addr) = s.logins.listen() else {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "no_listener",
+            "the daemon has no loopback listener: start it with `localm daemon --listen 127.0.0.1:PORT`",
+        ));
+    };
+    let code = s.logins.mint(Instant::now()).map_err(ApiError::internal)?;
+    Ok(Json(LoginLink {
+        url: format!("http://{addr}/login?code={code}"),
+        expires_in_s: CODE_TTL.as_secs(),
+    }))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct LoginQuery {
+    #[serde(default)]
+    code: String,
+}
+
+/// `GET /login?code=…` (TCP only): a valid code becomes a session cookie and a redirect to the
+/// page; a wrong, used or expired one is a 403 page.
+pub async fn login(
+    State(s): State<Arc<Shared>>,
+    Query(q): Query<LoginQuery>,
+) -> Result<Response, ApiError> {
+    let session = s
+        .logins
+        .redeem(&q.code, Instant::now())
+        .map_err(ApiError::internal)?;
+    let Some(session) = session else {
+        return Ok(page::login_refused());
+    };
+    let cookie = format!("{COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/");
+    Ok((
+        StatusCode::SEE_OTHER,
+        [
+            (header::SET_COOKIE, cookie),
+            (header::LOCATION, page::PAGE.to_string()),
+            (header::CACHE_CONTROL, "no-store".to_string()),
+        ],
+    )
+        .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn guard() -> TcpGuard {
+        TcpGuard::new(
+            "tok".into(),
+            "127.0.0.1:8765".parse().unwrap(),
+            Arc::new(Logins::default()),
+        )
+    }
+
+    #[test]
+    fn only_this_listeners_host_and_origin_pass() {
+        let g = guard();
+        let host = |v: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(header::HOST, v.parse().unwrap());
+            g.host_ok(&h)
+        };
+        assert!(host("127.0.0.1:8765"));
+        assert!(host("localhost:8765"));
+        assert!(host("LOCALHOST:8765"));
+        assert!(!host("localhost"));
+        assert!(!host("127.0.0.1:8766"));
+        assert!(!host("evil.example:8765"));
+        assert!(!g.host_ok(&HeaderMap::new()));
+        assert!(g.origin_ok("http://127.0.0.1:8765"));
+        assert!(g.origin_ok("http://localhost:8765"));
+        assert!(!g.origin_ok("https://localhost:8765"));
+        assert!(!g.origin_ok("http://localhost:8766"));
+        assert!(!g.origin_ok("null"));
+        assert!(!g.origin_ok("http://evil.example"));
+    }
+
+    #[test]
+    fn the_session_cookie_is_found_among_others() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::COOKIE,
+            "a=1; localm_session=abc; b=2".parse().unwrap(),
+        );
+        assert_eq!(session_cookie(&h), Some("abc"));
+        h.insert(header::COOKIE, "xlocalm_session=abc".parse().unwrap());
+        assert_eq!(session_cookie(&h), None);
+    }
+}

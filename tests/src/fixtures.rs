@@ -1,0 +1,33 @@
+//! Store files written directly, as a pass or an older version would leave them: records and
+//! pending correction proposals of the chat namespace.
+
+use serde_json::Value;
+
+use crate::Env;
+
+/// Write the chat namespace's store file `name`, one JSON value a line.
+pub fn write_store_file(env: &Env, name: &str, lines: &[Value]) {
+    std::fs::create_dir_all(env.store_dir()).unwrap();
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(env.store_dir().join(name), text).unwrap();
+}
+
+/// A semantic record of `source` (user, synth, import), importance 0.7.
+pub fn record(id: &str, text: &str, source: &str) -> Value {
+    serde_json::json!({
+        "id": id, "text": text, "kind": "semantic", "source": source, "importance": 0.7,
+        "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"
+    })
+}
+
+/// A pending correction proposal on `target` (`op` update with `new`, or delete).
+pub fn correction(id: &str, target: &str, op: &str, old: &str, new: Option<&str>) -> Value {
+    let mut c = serde_json::json!({
+        "id": id, "target": target, "op": op, "old_text": old, "confidence": 0.9,
+        "status": "pending", "created_at": "2026-02-01T00:00:00Z"
+    });
+    if let Some(n) = new {
+        c["new_text"] = n.into();
+    }
+    c
+}
