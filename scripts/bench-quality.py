@@ -12,7 +12,7 @@ pass reads only the session just copied.
 
 Rules (matching = validate.py: for EVERY group of 'match' some phrase is a case-insensitive substring;
 a forbid does not apply when the text contains one of its 'unless' phrases). Content words =
-validate.py content_words (its STOP list includes 'user').
+validate.py content_words, minus 'user' (its STOP list has 'user' but not "user's").
 
  facts      The synth semantic records ever stored, each record id counted once with its last text,
             attributed to the pass that first stored that text (created or last updated it); facts
@@ -94,8 +94,13 @@ def norm(text):
     return " ".join(re.sub(r"[^a-z0-9]+", " ", text.lower()).split())
 
 
+def cw(text):
+    """validate.py content words, without 'user' (its STOP list misses the possessive "User's")."""
+    return content_words(text) - {"user"}
+
+
 def cw_with_user(text):
-    return content_words(text) | ({"user"} if "user" in words(text) or "user's" in words(text) else set())
+    return cw(text) | ({"user"} if "user" in words(text) or "user's" in words(text) else set())
 
 
 def word_is_users(w, user):
@@ -110,10 +115,10 @@ def word_is_users(w, user):
 
 
 def grounded_share(text, user):
-    cw = content_words(text)
-    if not cw:
+    ws = cw(text)
+    if not ws:
         return 0.0
-    return sum(word_is_users(w, user) for w in cw) / len(cw)
+    return sum(word_is_users(w, user) for w in ws) / len(ws)
 
 
 def voice_ok(text):
@@ -300,7 +305,7 @@ def score(sessions, passes):
     for i in range(len(final)):
         for j in range(i + 1, len(final)):
             a, b = final[i]["text"], final[j]["text"]
-            ca, cb = content_words(a), content_words(b)
+            ca, cb = cw(a), cw(b)
             jac = len(ca & cb) / len(ca | cb) if ca | cb else 0
             if norm(a) == norm(b) or (ca and cb and (ca <= cb or cb <= ca)) or jac >= 0.8:
                 dup_pairs.append((a, b))
@@ -467,6 +472,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", help="the localm binary to measure")
     ap.add_argument("--report", metavar="JSON", help="play nothing: print the tables (and --misses) of a saved --json")
+    ap.add_argument("--rescore", metavar="DIR", action="append", default=[],
+                    help="play nothing: score the passes.json a --keep-dir run left in DIR (repeat for both halves)")
     ap.add_argument("--model", default=os.environ.get("LOCALM_TEST_LLM_MODEL") or os.path.join(ROOT, "test-models", "SmolLM2-135M-Instruct.Q4_1.gguf"),
                     help="GGUF for setup-model (default $LOCALM_TEST_LLM_MODEL or test-models/SmolLM2-135M-Instruct.Q4_1.gguf)")
     ap.add_argument("--embed", default=os.environ.get("LOCALM_TEST_EMBED_MODEL") or os.path.join(ROOT, "test-models", "all-MiniLM-L6-v2"),
@@ -490,13 +497,22 @@ def main():
                 if a.misses and a.show(half) and "details" in h:
                     print(misses(half, h["details"]))
         return 0
-    if not a.bin:
-        ap.error("--bin is required (or --report)")
+    if not a.bin and not a.rescore:
+        ap.error("--bin is required (or --report, --rescore)")
+    rescored = {}
+    for d in a.rescore:
+        passes = json.load(open(os.path.join(d, "passes.json"), encoding="utf-8"))
+        half = next(h for h in ("tune", "held-out") if os.path.exists(os.path.join(SET, h, passes[0]["session"] + ".jsonl")))
+        rescored[half] = (passes, d)
+    if rescored:
+        a.half = "both" if len(rescored) == 2 else next(iter(rescored))
+        a.bin = a.bin or "(rescored)"
+        a.keep_dir = True
     for path, what in ((a.bin, "--bin"), (a.model, "--model")):
-        if not os.path.exists(path):
+        if not rescored and not os.path.exists(path):
             print(f"bench-quality: {what} {path} not found", file=sys.stderr)
             return 2
-    if a.embed and not os.path.exists(a.embed):
+    if a.embed and not rescored and not os.path.exists(a.embed):
         print(f"bench-quality: --embed {a.embed} not found", file=sys.stderr)
         return 2
     log = lambda m: print(m, file=sys.stderr, flush=True)
@@ -507,8 +523,12 @@ def main():
     try:
         for half in halves:
             sessions = load_half(half, a.sessions)
-            log(f"== playing {half} ({len(sessions)} sessions) with {a.bin}")
-            passes, data = play(half, sessions, a, log)
+            if half in rescored:
+                passes, data = rescored[half]
+                sessions = sessions[:len(passes)]
+            else:
+                log(f"== playing {half} ({len(sessions)} sessions) with {a.bin}")
+                passes, data = play(half, sessions, a, log)
             s, d = score(sessions, passes)
             results.append(s)
             out["halves"][half] = {"summary": s}
@@ -522,7 +542,7 @@ def main():
             print(table(half, s), flush=True)
             if a.misses and a.show(half):
                 print(misses(half, d), flush=True)
-    except (HarnessError, OSError, subprocess.TimeoutExpired, KeyError, json.JSONDecodeError) as e:
+    except (HarnessError, OSError, subprocess.TimeoutExpired, KeyError, StopIteration, json.JSONDecodeError) as e:
         print(f"bench-quality: {e}", file=sys.stderr)
         return 2
     p = pooled(results)
