@@ -43,8 +43,8 @@ validate.py content_words, minus 'user' (its STOP list has 'user' but not "user'
             Hi, Sorry, Great, Let's, The user) and not opening with a pronoun, auxiliary or 'please';
             'null ok' = share of sessions labelled null that got no summary.
  garbage    Over every distinct text ever stored (any kind): 'loops' = a word 3-gram occurs >= 3
-            times; 'voice' = a second/first-person pronoun (you, your, I, I'm, we) or an assistant
-            opener; 'few-shot' = a word of the prompt's worked examples (Marta, Porto, Lisbon, jazz,
+            times; 'voice' = a first/second-person pronoun (I, I'm, I've, I'd, I'll, my, me, you, your,
+            you're, we) or an assistant opener; 'few-shot' = a word of the prompt's worked examples (Marta, Porto, Lisbon, jazz,
             podcast, commute, coffee) that the user did not type in the text's session; 'fragments' =
             fewer than 3 content words counting the subject 'user' as one (so 'User lives in Lisbon'
             is not one, 'Tidepool.db.' is).
@@ -75,7 +75,7 @@ from validate import content_words, matches, forbid_hits  # noqa: E402
 
 FEW_SHOT = ["marta", "porto", "lisbon", "jazz", "podcast", "commute", "coffee"]
 PRONOUNS = {"i", "i'm", "i've", "i'd", "i'll", "me", "my", "you", "your", "you're", "yours", "we", "our", "us"}
-GARBAGE_PRONOUNS = {"i", "i'm", "you", "your", "you're", "we"}
+GARBAGE_PRONOUNS = {"i", "i'm", "i've", "i'd", "i'll", "my", "me", "you", "your", "you're", "we"}
 OPENERS = ["sure", "certainly", "of course", "here", "as an ai", "i'm not sure", "hello", "hi ", "hi,",
            "sorry", "great", "let's", "the user"]
 BAD_FIRST = {"it", "this", "that", "there", "is", "are", "was", "can", "could", "would", "should", "please",
