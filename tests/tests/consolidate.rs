@@ -253,3 +253,40 @@ fn a_hostile_session_deletes_nothing() {
         .count();
     assert_eq!(deletes, 0, "{pending}");
 }
+
+/// The session that gave no fact before (SmolLM2 returned its few-shot example, which the
+/// grounding filter dropped): one line about a new dog, in the middle of a question.
+#[test]
+fn the_dog_session_yields_a_grounded_fact_about_the_dog() {
+    let env = Env::new();
+    if !setup_model(&env) {
+        return;
+    }
+    session(
+        &env,
+        "s1",
+        &[
+            "sorry for the slow replies. I just adopted a beagle named Biscuit and I walk him every morning before work. anyway, how do I make git log show ISO dates?",
+        ],
+    );
+    let v = consolidate(&env);
+    assert_eq!(v["status"], "ok", "{v}");
+    let facts: Vec<String> = env
+        .records()
+        .iter()
+        .filter(|r| r["kind"] == "semantic")
+        .map(|r| r["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        facts
+            .iter()
+            .any(|f| f.starts_with("User") && f.contains("Biscuit") && f.contains("beagle")),
+        "{v}"
+    );
+    for f in &facts {
+        assert!(
+            !f.contains("Marta") && !f.contains("beehive"),
+            "no example: {f}"
+        );
+    }
+}

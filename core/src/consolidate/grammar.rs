@@ -39,10 +39,26 @@ pub fn fact() -> String {
     format!(r#"root ::= "{{" ws "\"fact\"" ws ":" ws "\"User" char{{1,200}} "\"" ws "}}"{COMMON}"#)
 }
 
-/// `{"summary": "…"}`.
+/// `{"summary": "<Verb> …"}`: one short line that opens with a past-tense verb of what the user
+/// did, so it can be neither the assistant's voice nor a ramble cut off by the token budget.
 pub fn summary() -> String {
-    format!(r#"root ::= "{{" ws "\"summary\"" ws ":" ws str ws "}}"{COMMON}"#)
+    let verbs: Vec<String> = SUMMARY_VERBS
+        .iter()
+        .map(|v| format!(r#""{v}""#))
+        .collect();
+    format!(
+        r#"root ::= "{{" ws "\"summary\"" ws ":" ws "\"" verb " " char{{8,90}} "\"" ws "}}"
+verb ::= {}{COMMON}"#,
+        verbs.join(" | ")
+    )
 }
+
+/// The verbs a summary may open with.
+pub const SUMMARY_VERBS: &[&str] = &[
+    "Asked", "Fixed", "Debugged", "Planned", "Compared", "Wrote", "Drafted", "Discussed",
+    "Learned", "Chose", "Prepared", "Explored", "Tracked", "Set", "Looked", "Shared", "Practised",
+    "Configured", "Reviewed", "Role-played", "Daydreamed",
+];
 
 #[cfg(test)]
 mod tests {

@@ -358,6 +358,15 @@ fn consider(
         return skip("unreadable model reply");
     };
     let records: Vec<&Record> = neighbours.iter().map(|(r, _)| *r).collect();
+    // The model's own new text passes the same guards as a candidate; when it does not, the
+    // candidate (which did) is the new text.
+    let d = match &d.text {
+        Some(t) if guard::refuse_fact(t, cx).is_some() => plan::Decision {
+            text: Some(c.text.clone()),
+            ..d
+        },
+        _ => d,
+    };
     plan::decide(c, &d, &records, &snap.corrections)
 }
 

@@ -55,6 +55,8 @@ impl<'a> Existing<'a> {
             _ => vec![None; records.len()],
         };
         let mut scored: Vec<(usize, f32)> = (0..records.len())
+            // A fact is compared with facts, never with a session's summary.
+            .filter(|&i| records[i].kind == c.kind)
             .filter_map(|i| {
                 let cos = cosines[i].unwrap_or(0.0);
                 let related = bm25[i] > 0.0 || cos >= RELATED_COSINE;
