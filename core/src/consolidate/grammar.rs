@@ -42,10 +42,7 @@ pub fn fact() -> String {
 /// `{"summary": "<Verb> …"}`: one short line that opens with a past-tense verb of what the user
 /// did, so it can be neither the assistant's voice nor a ramble cut off by the token budget.
 pub fn summary() -> String {
-    let verbs: Vec<String> = SUMMARY_VERBS
-        .iter()
-        .map(|v| format!(r#""{v}""#))
-        .collect();
+    let verbs: Vec<String> = SUMMARY_VERBS.iter().map(|v| format!(r#""{v}""#)).collect();
     format!(
         r#"root ::= "{{" ws "\"summary\"" ws ":" ws "\"" verb " " char{{8,90}} "\"" ws "}}"
 verb ::= {}{COMMON}"#,
@@ -55,9 +52,27 @@ verb ::= {}{COMMON}"#,
 
 /// The verbs a summary may open with.
 pub const SUMMARY_VERBS: &[&str] = &[
-    "Asked", "Fixed", "Debugged", "Planned", "Compared", "Wrote", "Drafted", "Discussed",
-    "Learned", "Chose", "Prepared", "Explored", "Tracked", "Set", "Looked", "Shared", "Practised",
-    "Configured", "Reviewed", "Role-played", "Daydreamed",
+    "Asked",
+    "Fixed",
+    "Debugged",
+    "Planned",
+    "Compared",
+    "Wrote",
+    "Drafted",
+    "Discussed",
+    "Learned",
+    "Chose",
+    "Prepared",
+    "Explored",
+    "Tracked",
+    "Set",
+    "Looked",
+    "Shared",
+    "Practised",
+    "Configured",
+    "Reviewed",
+    "Role-played",
+    "Daydreamed",
 ];
 
 #[cfg(test)]

@@ -182,7 +182,8 @@ pub fn run<'g>(
             examples: &examples,
         };
         for c in candidates {
-            let planned = consider(&c, &existing, &cx, &changes, &mut model);
+            let planned =
+                one_change_per_fact(consider(&c, &existing, &cx, &changes, &mut model), &changes);
             changes.push(Change {
                 planned,
                 sessions: fact_sessions.clone(),
@@ -368,6 +369,32 @@ fn consider(
         _ => d,
     };
     plan::decide(c, &d, &records, &snap.corrections)
+}
+
+/// The fact a planned change would change or propose to change.
+fn target(p: &Planned) -> Option<&str> {
+    match p {
+        Planned::Update { target, .. }
+        | Planned::Delete { target }
+        | Planned::Propose { target, .. } => Some(target),
+        Planned::Add { .. } | Planned::Skip { .. } => None,
+    }
+}
+
+/// A pass changes (or proposes to change) one fact once: a second candidate aimed at a fact an
+/// earlier one already changes is skipped, so one session never leaves two rival corrections.
+fn one_change_per_fact(planned: Planned, earlier: &[Change]) -> Planned {
+    match target(&planned) {
+        Some(t) if earlier.iter().any(|c| target(&c.planned) == Some(t)) => Planned::Skip {
+            text: match &planned {
+                Planned::Update { text, .. } => text.clone(),
+                Planned::Propose { new_text, .. } => new_text.clone().unwrap_or_default(),
+                _ => t.to_string(),
+            },
+            why: format!("{t} is already changed by this pass"),
+        },
+        _ => planned,
+    }
 }
 
 /// A candidate that overlaps `r` collapses into it: one that says less than `r` is known; one

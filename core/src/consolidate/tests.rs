@@ -556,3 +556,24 @@ fn summaries_in_the_assistants_voice_or_copied_from_the_example_are_refused() {
         assert!(!r.skipped.is_empty(), "{bad}: the reason is reported");
     }
 }
+
+#[test]
+fn one_pass_proposes_one_change_to_a_fact() {
+    let f = fixture();
+    f.user_fact("u1", "User lives in Berlin");
+    f.session(
+        "s1",
+        &[(
+            "user",
+            "I moved from Berlin to Munich last month, I live in Munich now.",
+        )],
+    );
+    let decide =
+        r#"{"op": "UPDATE", "target": "u1", "text": "User lives in Munich", "confidence": 0.9}"#;
+    let (r, _) = f.run_with(Extraction::Rule, "", decide, "", now());
+    assert_eq!(r.proposed.len(), 1, "{r:?}");
+    assert!(
+        r.skipped.iter().any(|s| s.why.contains("already changed")),
+        "{r:?}"
+    );
+}
