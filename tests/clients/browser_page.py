@@ -7,8 +7,8 @@ Run by tests/tests/page.rs with the daemons already started. Environment:
   LOCALM_PRIVACY_DATA_DIR   the data dir of a daemon in privacy mode, plugin not installed
   LOCALM_ARTIFACTS          folder for the screenshots
   LOCALM_CHROMIUM, LOCALM_CHROMEDRIVER  the browser and its driver [/usr/bin/chromium, /usr/bin/chromedriver]
-Prints one "ok: <scenario>" line per scenario passed, and "session: <cookie>" and "code: <code>"
-lines so the caller can check that no secret reached a daemon's log. Exits non-zero on the first failure.
+Prints one "ok: <scenario>" line per scenario passed, and "session: <cookie>", "key: <page key>"
+and "code: <code>" lines so the caller can check that no secret reached a daemon's log. Exits non-zero on the first failure.
 """
 
 import http.server
@@ -104,6 +104,24 @@ def scenario_login():
     session = d.get_cookie("localm_session")
     assert session and session["httpOnly"] and session["sameSite"] == "Strict", session
     print(f"session: {session['value']}", flush=True)
+    # The page key came in the fragment, which the page moved to sessionStorage and dropped.
+    key = d.execute_script("return sessionStorage.getItem('localm_page_key')")
+    assert key and len(key) == 64 and key != session["value"], key
+    assert "#" not in d.current_url, d.current_url
+    print(f"key: {key}", flush=True)
+    assert "beagle" in by_id("facts").get_attribute("value")
+    # A new tab has the cookie but not the key: no data, and what to do.
+    first = d.current_window_handle
+    d.switch_to.new_window("tab")
+    d.get(BASE + "/memory")
+    ready()
+    assert by_id("page-error").is_displayed(), "no key, no note"
+    assert "localm open" in text("page-error"), text("page-error")
+    assert "beagle" not in by_id("facts").get_attribute("value")
+    assert "beagle" not in text("records")
+    shot("no-key")
+    d.close()
+    d.switch_to.window(first)
     # The same link a second time is refused.
     d.get(LOGIN)
     until("the refusal page", lambda: "does not work" in d.find_element(By.TAG_NAME, "h1").text)

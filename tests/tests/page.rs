@@ -2,7 +2,8 @@
 //! real daemons with SmolLM2-135M: the one-time login, editing and saving (and a clear 413),
 //! Synthesize now, suggested corrections, every privacy setting on disk, privacy mode disabling
 //! the writes, Try recall; and the listener's guards seen from outside: a wrong `Host`, another
-//! origin, a cookie without `Origin`, and no secret in the daemon's log.
+//! origin, a cookie without `Origin`, a replayed cookie without the page key, and no secret in
+//! the daemon's log.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
@@ -55,13 +56,19 @@ fn tcp(
     exchange(&mut s, method, path, body, &all).unwrap()
 }
 
-/// A session cookie, logged in the way a browser is.
-fn log_in(env: &Env, addr: &str) -> String {
+/// A session cookie (`localm_session=…`) and its page key, logged in the way a browser is.
+fn log_in(env: &Env, addr: &str) -> (String, String) {
     let url = login_url(env);
     let path = url.split_once(addr).unwrap().1;
     let r = tcp(addr, "GET", path, None, &[]);
     assert_eq!(r.status, 303, "{}", r.body);
-    assert_eq!(r.header("location"), Some("/memory"));
+    let location = r.header("location").unwrap();
+    let key = location
+        .strip_prefix("/memory#k=")
+        .unwrap_or_else(|| panic!("{location}"))
+        .to_string();
+    assert_eq!(key.len(), 64, "{location}");
+    assert!(key.bytes().all(|b| b.is_ascii_hexdigit()), "{location}");
     let cookie = r.header("set-cookie").unwrap();
     for attr in ["HttpOnly", "SameSite=Strict", "Path=/"] {
         assert!(cookie.contains(attr), "{cookie}");
@@ -69,7 +76,9 @@ fn log_in(env: &Env, addr: &str) -> String {
     let again = tcp(addr, "GET", path, None, &[]);
     assert_eq!(again.status, 403, "a login link works once");
     assert!(again.body.contains("localm open"), "{}", again.body);
-    cookie.split(';').next().unwrap().to_string()
+    let cookie = cookie.split(';').next().unwrap().to_string();
+    assert!(!cookie.contains(&key), "the key is not the cookie");
+    (cookie, key)
 }
 
 fn facts(env: &Env) -> Vec<String> {
@@ -124,13 +133,68 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
     assert!(r.body.contains("localm open") && !r.body.contains("bicycle"));
     assert_eq!(tcp(&addr, "GET", "/api/memory", None, &[]).status, 401);
 
-    // With a session cookie: reads work; a change needs this listener's own Origin.
-    let cookie = log_in(&env, &addr);
+    // Browsers send the cookie to every server on 127.0.0.1, whatever its port: whoever runs one
+    // can replay it with this listener's Host and Origin. The cookie alone reads and changes
+    // nothing; the API also needs the page key, which only the page's own origin holds.
+    let (cookie, key) = log_in(&env, &addr);
     let cookie_h = ("Cookie", cookie.as_str());
+    let key_h = ("X-Localm-Key", key.as_str());
+    let own = format!("http://{addr}");
+    let own_h = ("Origin", own.as_str());
+    for extra in [
+        None,
+        Some(("X-Localm-Key", "0".repeat(64))),
+        Some(("X-Localm-Key", String::new())),
+    ] {
+        let mut h = vec![cookie_h, own_h];
+        if let Some((k, v)) = &extra {
+            h.push((*k, v.as_str()));
+        }
+        for path in ["/api/memory", "/api/settings", "/api/memory/corrections"] {
+            let r = tcp(&addr, "GET", path, None, &h);
+            assert_eq!(r.status, 401, "{path} with {extra:?}: {}", r.body);
+            assert_eq!(r.code(), "page_key");
+            assert!(r.body.contains("localm open"), "{}", r.body);
+            assert!(!r.body.contains("bicycle"), "{}", r.body);
+        }
+        let r = tcp(
+            &addr,
+            "PUT",
+            "/api/memory",
+            Some(r#"{"text": "Replayed"}"#),
+            &h,
+        );
+        assert_eq!(r.status, 401, "{extra:?}: {}", r.body);
+        assert_eq!(r.code(), "page_key");
+        let r = tcp(
+            &addr,
+            "POST",
+            "/api/memory/append",
+            Some(r#"{"text": "Replayed too"}"#),
+            &h,
+        );
+        assert_eq!(r.status, 401, "{extra:?}: {}", r.body);
+    }
     assert_eq!(
-        tcp(&addr, "GET", "/api/memory", None, &[cookie_h]).status,
-        200
+        facts(&env),
+        vec!["Owns a red bicycle"],
+        "the replays changed nothing"
     );
+    // Another session's key does not open this one.
+    let (_, other_key) = log_in(&env, &addr);
+    let r = tcp(
+        &addr,
+        "GET",
+        "/api/memory",
+        None,
+        &[cookie_h, ("X-Localm-Key", other_key.as_str())],
+    );
+    assert_eq!(r.status, 401, "{}", r.body);
+    // The cookie and its key: reads work; a change needs this listener's own Origin.
+    let r = tcp(&addr, "GET", "/api/memory", None, &[cookie_h, key_h]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("Owns a red bicycle"), "{}", r.body);
+    // The page itself holds no data and loads on the cookie alone (it then asks for the key).
     let page = tcp(&addr, "GET", "/memory", None, &[cookie_h]);
     assert_eq!(page.status, 200);
     assert_eq!(
@@ -144,11 +208,11 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
         "PUT",
         "/api/memory",
         put,
-        &[cookie_h, ("Origin", "http://127.0.0.1:1")],
+        &[cookie_h, key_h, ("Origin", "http://127.0.0.1:1")],
     );
     assert_eq!(foreign.status, 403, "{}", foreign.body);
     assert_eq!(foreign.code(), "cross_origin");
-    let bare = tcp(&addr, "PUT", "/api/memory", put, &[cookie_h]);
+    let bare = tcp(&addr, "PUT", "/api/memory", put, &[cookie_h, key_h]);
     assert_eq!(bare.status, 403, "{}", bare.body);
     assert_eq!(bare.code(), "no_origin");
     // Even the token does not pass another page's Origin.
@@ -164,14 +228,14 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
     );
     assert_eq!(r.status, 403);
     assert_eq!(facts(&env), vec!["Owns a red bicycle"], "nothing changed");
-    // The page's own origin, and a program with the token and no Origin, may change memory.
-    let own = format!("http://{addr}");
+    // The page's own origin with the key, and a program with the token and no Origin, may
+    // change memory.
     let r = tcp(
         &addr,
         "POST",
         "/api/memory/append",
         Some(r#"{"text": "Rides to work"}"#),
-        &[cookie_h, ("Origin", &own)],
+        &[cookie_h, key_h, own_h],
     );
     assert_eq!(r.status, 201, "{}", r.body);
     let r = tcp(
@@ -215,13 +279,13 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
         "POST",
         "/api/login-link",
         None,
-        &[cookie_h, ("Origin", &own)],
+        &[cookie_h, key_h, own_h],
     );
     assert_eq!(r.status, 404);
 
     let session = cookie.split_once('=').unwrap().1;
     let log = d.log();
-    for secret in [token.trim(), session] {
+    for secret in [token.trim(), session, key.as_str(), other_key.as_str()] {
         assert!(!log.contains(secret), "a secret in the log:\n{log}");
     }
 }
@@ -357,10 +421,18 @@ fn the_memory_page_in_a_real_browser() {
     // No token, login code or session cookie in either daemon's log.
     let mut secrets: Vec<String> = stdout
         .lines()
-        .filter_map(|l| l.strip_prefix("session: ").or(l.strip_prefix("code: ")))
+        .filter_map(|l| {
+            l.strip_prefix("session: ")
+                .or(l.strip_prefix("code: "))
+                .or(l.strip_prefix("key: "))
+        })
         .map(str::to_string)
         .collect();
-    assert_eq!(secrets.len(), 3, "two codes and a session: {stdout}");
+    assert_eq!(
+        secrets.len(),
+        4,
+        "two codes, a session and its page key: {stdout}"
+    );
     for dir in [env.data_dir(), privacy.data_dir()] {
         secrets.push(
             fs::read_to_string(dir.join("api-token"))

@@ -1,6 +1,8 @@
 //! The browser's logins on the loopback listener, kept in memory (a restart logs out): one-time
 //! login codes (minted over the owner-only socket for `localm open`, single use, 60 s) and the
-//! sessions they turn into (the `localm_session` cookie).
+//! sessions they turn into: the `localm_session` cookie, and the page key that only the page's
+//! own origin holds (a URL fragment, then `sessionStorage`), since browsers send the cookie to
+//! every port on 127.0.0.1.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -22,7 +24,14 @@ pub struct Logins {
     listen: OnceLock<SocketAddr>,
     /// Code → when it expires.
     codes: Mutex<HashMap<String, Instant>>,
-    sessions: Mutex<VecDeque<String>>,
+    sessions: Mutex<VecDeque<Session>>,
+}
+
+/// A logged-in browser: the cookie's value and the page key that must come with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    pub cookie: String,
+    pub key: String,
 }
 
 impl Logins {
@@ -53,13 +62,17 @@ impl Logins {
         Ok(code)
     }
 
-    /// Use `code` up. A new session when it was valid; `None` when it was wrong, used or expired.
-    pub fn redeem(&self, code: &str, now: Instant) -> std::io::Result<Option<String>> {
+    /// Use `code` up. A new session (cookie and page key) when it was valid; `None` when it was
+    /// wrong, used or expired.
+    pub fn redeem(&self, code: &str, now: Instant) -> std::io::Result<Option<Session>> {
         let valid = matches!(lock(&self.codes).remove(code), Some(expires) if expires > now);
         if !valid {
             return Ok(None);
         }
-        let session = random_hex()?;
+        let session = Session {
+            cookie: random_hex()?,
+            key: random_hex()?,
+        };
         let mut sessions = lock(&self.sessions);
         if sessions.len() >= MAX_SESSIONS {
             sessions.pop_front();
@@ -68,11 +81,22 @@ impl Logins {
         Ok(Some(session))
     }
 
-    /// Whether `value` is a live session.
-    pub fn is_session(&self, value: &str) -> bool {
+    /// Whether `cookie` is a live session.
+    pub fn is_session(&self, cookie: &str) -> bool {
+        self.find(cookie).is_some()
+    }
+
+    /// Whether `cookie` is a live session and `key` is its page key.
+    pub fn key_matches(&self, cookie: &str, key: &str) -> bool {
+        self.find(cookie)
+            .is_some_and(|s| constant_time_eq(s.key.as_bytes(), key.as_bytes()))
+    }
+
+    fn find(&self, cookie: &str) -> Option<Session> {
         lock(&self.sessions)
             .iter()
-            .any(|s| constant_time_eq(s.as_bytes(), value.as_bytes()))
+            .find(|s| constant_time_eq(s.cookie.as_bytes(), cookie.as_bytes()))
+            .cloned()
     }
 }
 
@@ -97,7 +121,16 @@ mod tests {
         let code = logins.mint(t0).unwrap();
         assert_eq!(code.len(), 64);
         let session = logins.redeem(&code, t0).unwrap().unwrap();
-        assert!(logins.is_session(&session));
+        assert!(logins.is_session(&session.cookie));
+        assert_eq!(session.key.len(), 64);
+        assert_ne!(session.key, session.cookie);
+        assert!(logins.key_matches(&session.cookie, &session.key));
+        assert!(!logins.key_matches(&session.cookie, "wrong"));
+        assert!(!logins.key_matches(&session.cookie, ""));
+        assert!(
+            !logins.key_matches(&session.key, &session.key),
+            "the key is no cookie"
+        );
         assert_eq!(logins.redeem(&code, t0).unwrap(), None, "used twice");
 
         let late = logins.mint(t0).unwrap();
@@ -129,7 +162,7 @@ mod tests {
         let sessions: Vec<String> = (0..=MAX_SESSIONS)
             .map(|_| {
                 let c = logins.mint(t0).unwrap();
-                logins.redeem(&c, t0).unwrap().unwrap()
+                logins.redeem(&c, t0).unwrap().unwrap().cookie
             })
             .collect();
         assert!(

@@ -2,7 +2,10 @@
 //! token; the browser gets a session cookie from a one-time code that only the owner can mint
 //! (`POST /api/login-link`, served on the control socket only, which `localm open` calls). Every
 //! TCP request must name this listener in `Host` (DNS rebinding), and a state-changing one from
-//! another origin, or from the browser without `Origin`, is refused (CSRF). No secret is logged.
+//! another origin, or from the browser without `Origin`, is refused (CSRF). Browsers send the
+//! cookie to every port of 127.0.0.1, so the cookie alone opens only the page's HTML, script and
+//! style: the API also needs the session's page key in `X-Localm-Key`, which the login hands the
+//! page in a URL fragment and only the page's own origin keeps. No secret is logged.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -22,6 +25,8 @@ use crate::service::state::Shared;
 
 /// The session cookie's name.
 pub const COOKIE: &str = "localm_session";
+/// The header the page sends its page key in.
+pub const KEY_HEADER: &str = "x-localm-key";
 
 /// What the TCP listener checks every request against.
 #[derive(Debug)]
@@ -65,9 +70,19 @@ impl TcpGuard {
         if bearer.is_some_and(|b| constant_time_eq(b.as_bytes(), self.token.as_bytes())) {
             return Some(Caller::Program);
         }
-        session_cookie(headers)
-            .is_some_and(|s| self.logins.is_session(s))
-            .then_some(Caller::Browser)
+        let cookie = session_cookie(headers)?;
+        if !self.logins.is_session(cookie) {
+            return None;
+        }
+        let key = headers
+            .get(KEY_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        Some(if self.logins.key_matches(cookie, key) {
+            Caller::Browser
+        } else {
+            Caller::BrowserWithoutKey
+        })
     }
 }
 
@@ -75,8 +90,11 @@ impl TcpGuard {
 enum Caller {
     /// Sent the bearer token.
     Program,
-    /// Sent a live session cookie.
+    /// Sent a live session cookie and its page key.
     Browser,
+    /// Sent a live session cookie without its page key (or a wrong one): maybe the page in a
+    /// new tab, maybe another server on 127.0.0.1 replaying the cookie. Gets the page's assets.
+    BrowserWithoutKey,
 }
 
 /// The `localm_session` cookie's value, if sent.
@@ -92,8 +110,9 @@ fn session_cookie(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// The TCP listener's guard, in this order: `Host`, then `Origin` on state-changing requests,
-/// then the caller (token or cookie). Without either, only the login, the page's assets and the
-/// "run `localm open`" page are served.
+/// then the caller (token, or cookie and page key). With the cookie alone only the login and the
+/// page's HTML, script and style are served (they hold no data); with nothing, the login, the
+/// script and style and the "run `localm open`" page.
 pub async fn guard(State(g): State<Arc<TcpGuard>>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     if !g.host_ok(headers) {
@@ -122,7 +141,7 @@ pub async fn guard(State(g): State<Arc<TcpGuard>>, req: Request, next: Next) -> 
                 )
                 .into_response();
             }
-            None if caller == Some(Caller::Browser) => {
+            None if matches!(caller, Some(Caller::Browser | Caller::BrowserWithoutKey)) => {
                 return ApiError::new(
                     StatusCode::FORBIDDEN,
                     "no_origin",
@@ -133,10 +152,24 @@ pub async fn guard(State(g): State<Arc<TcpGuard>>, req: Request, next: Next) -> 
             _ => {}
         }
     }
-    if caller.is_some() {
-        return next.run(req).await;
+    let path = req.uri().path();
+    match caller {
+        Some(Caller::Program | Caller::Browser) => return next.run(req).await,
+        Some(Caller::BrowserWithoutKey) => {
+            return match path {
+                "/login" | page::PAGE | page::JS | page::CSS => next.run(req).await,
+                _ => ApiError::new(
+                    StatusCode::UNAUTHORIZED,
+                    "page_key",
+                    "this browser tab has no key for the memory page: run `localm open` to open \
+                     the page again",
+                )
+                .into_response(),
+            };
+        }
+        None => {}
     }
-    match req.uri().path() {
+    match path {
         "/login" | page::JS | page::CSS => next.run(req).await,
         page::PAGE => page::login_needed(),
         _ => ApiError::new(
@@ -180,7 +213,8 @@ pub struct LoginQuery {
 }
 
 /// `GET /login?code=…` (TCP only): a valid code becomes a session cookie and a redirect to the
-/// page; a wrong, used or expired one is a 403 page.
+/// page with the session's page key in the fragment (`/memory#k=KEY`: a fragment is never sent
+/// to a server, so it stays out of every log); a wrong, used or expired one is a 403 page.
 pub async fn login(
     State(s): State<Arc<Shared>>,
     Query(q): Query<LoginQuery>,
@@ -192,12 +226,18 @@ pub async fn login(
     let Some(session) = session else {
         return Ok(page::login_refused());
     };
-    let cookie = format!("{COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/");
+    let cookie = format!(
+        "{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",
+        session.cookie
+    );
     Ok((
         StatusCode::SEE_OTHER,
         [
             (header::SET_COOKIE, cookie),
-            (header::LOCATION, page::PAGE.to_string()),
+            (
+                header::LOCATION,
+                format!("{}#k={}", page::PAGE, session.key),
+            ),
             (header::CACHE_CONTROL, "no-store".to_string()),
         ],
     )
@@ -238,6 +278,36 @@ mod tests {
         assert!(!g.origin_ok("http://localhost:8766"));
         assert!(!g.origin_ok("null"));
         assert!(!g.origin_ok("http://evil.example"));
+    }
+
+    #[test]
+    fn the_cookie_opens_the_api_only_with_its_page_key() {
+        let logins = Arc::new(Logins::default());
+        let g = TcpGuard::new(
+            "tok".into(),
+            "127.0.0.1:8765".parse().unwrap(),
+            logins.clone(),
+        );
+        let now = Instant::now();
+        let s = logins
+            .redeem(&logins.mint(now).unwrap(), now)
+            .unwrap()
+            .unwrap();
+        let with = |key: Option<&str>| {
+            let mut h = HeaderMap::new();
+            h.insert(
+                header::COOKIE,
+                format!("{COOKIE}={}", s.cookie).parse().unwrap(),
+            );
+            if let Some(k) = key {
+                h.insert(KEY_HEADER, k.parse().unwrap());
+            }
+            g.caller(&h)
+        };
+        assert_eq!(with(None), Some(Caller::BrowserWithoutKey));
+        assert_eq!(with(Some("wrong")), Some(Caller::BrowserWithoutKey));
+        assert_eq!(with(Some(&s.cookie)), Some(Caller::BrowserWithoutKey));
+        assert_eq!(with(Some(&s.key)), Some(Caller::Browser));
     }
 
     #[test]

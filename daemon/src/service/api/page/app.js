@@ -6,9 +6,25 @@
 const $ = (id) => document.getElementById(id);
 const state = { writable: false, plugin: false, loaded: false };
 
+// The page key: `localm open`'s login hands it over in the URL fragment (`/memory#k=KEY`, never
+// sent to a server). It is kept in sessionStorage, which only this origin (scheme, host and port)
+// can read, and sent with every API call: the session cookie alone, which browsers also send to
+// other servers on 127.0.0.1, opens nothing.
+const KEY_ITEM = "localm_page_key";
+function takeKey() {
+  const m = /^#k=([0-9a-f]+)$/.exec(location.hash);
+  if (m) {
+    try { sessionStorage.setItem(KEY_ITEM, m[1]); } catch (e) { /* storage off: key kept below */ }
+    history.replaceState(null, "", location.pathname + location.search);
+    return m[1];
+  }
+  try { return sessionStorage.getItem(KEY_ITEM); } catch (e) { return null; }
+}
+const pageKey = takeKey();
+
 // One API call: { ok, status, data } (data is the parsed JSON answer, or null).
 async function api(method, path, body) {
-  const init = { method, credentials: "same-origin", headers: {} };
+  const init = { method, credentials: "same-origin", headers: { "X-Localm-Key": pageKey || "" } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -43,7 +59,9 @@ function say(id, text, isError) {
 function explain(r, what) {
   switch (r.status) {
     case 0: return r.message;
-    case 401: return "You are logged out: run `localm open` in a terminal to log in again.";
+    case 401:
+      if (r.code === "page_key") return "This tab has no key for the page: run `localm open` again.";
+      return "You are logged out: run `localm open` in a terminal to log in again.";
     case 403:
       if (r.code === "privacy") return `Privacy mode: ${what} is off (memory writes nothing). ${r.message}`;
       return `Refused: ${r.message}`;
@@ -353,6 +371,12 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("plugin-enable").addEventListener("click", () => plugin("enable"));
   for (const key of ["memory_enabled", "memory_auto_consolidate", "memory_recall_in_privacy", "memory_recall_in_privacy_chat"]) {
     $(`set-${key}`).addEventListener("change", (e) => changeSetting(key, e.target.checked));
+  }
+  if (!pageKey) {
+    pageError("Run `localm open` again: it opens this page with the key it needs (a page opened another way shows no data).");
+    $("mode-line").textContent = "";
+    document.body.dataset.ready = "1";
+    return;
   }
   await loadSettings();
   await loadMemory(true);
