@@ -157,7 +157,7 @@ def main():
             print(f"generation                          {spread(tps, 'tok/s')}")
             if os.environ.get("LCP_PYTHON"):
                 out = subprocess.run([os.environ["LCP_PYTHON"], "-c", LCP, MODEL, json.dumps(prompts)],
-                                     capture_output=True, text=True, env=dict(os.environ, OMP_WAIT_POLICY="PASSIVE"))
+                                     capture_output=True, text=True)
                 print(out.stdout.rstrip() or out.stderr[-2000:])
             else:
                 print("(set LCP_PYTHON to a Python with llama-cpp-python for llama.cpp's own figures beside these)")

@@ -2,7 +2,9 @@
 # llama.cpp's own Python binding, for comparison (see README, Performance). Needs a venv with
 # llama-cpp-python built from PyPI (it compiles llama.cpp: several minutes):
 #   python3 -m venv /tmp/lcp && /tmp/lcp/bin/pip install llama-cpp-python
-#   OMP_WAIT_POLICY=PASSIVE /tmp/lcp/bin/python scripts/bench-llama-cpp-python.py test-models/SmolLM2-135M-Instruct.Q4_1.gguf
+#   /tmp/lcp/bin/python scripts/bench-llama-cpp-python.py test-models/SmolLM2-135M-Instruct.Q4_1.gguf [474]
+# (or LOCALM_BENCH_LLAMA_CPP_PYTHON=/tmp/lcp/bin/python scripts/bench consolidate). A second
+# argument keeps only that prompt size.
 import os, statistics, sys, time
 import llama_cpp
 from llama_cpp import Llama
@@ -24,7 +26,8 @@ def run(n_prompt_target, n_gen):
         llm.eval([tok]); gen += 1
     t3 = time.perf_counter()
     return len(toks) / (t1 - t0), gen / (t3 - t2)
-for n_prompt in (474, 2148):
+sizes = [int(a) for a in sys.argv[2:]] or [474, 2148]
+for n_prompt in sizes:
     pp, tg = [], []
     for _ in range(5):
         a, b = run(n_prompt, 128 if n_prompt == 474 else 79)

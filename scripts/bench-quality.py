@@ -190,7 +190,7 @@ def run(bin_, args, env, timeout=None):
 
 def setup(bin_, data, model, embed):
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOCALM_") and k != "RUST_LOG"}
-    env.update(LOCALM_DATA_DIR=data, LOCALM_MODE="log", OMP_WAIT_POLICY="PASSIVE")
+    env.update(LOCALM_DATA_DIR=data, LOCALM_MODE="log")
     steps = [["plugin", "install", "memory"], ["settings", "set", "mode", "log"], ["setup-model", "--from", model]]
     if embed:
         steps.append(["setup-embeddings", "--from", embed])

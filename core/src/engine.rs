@@ -28,6 +28,9 @@ pub struct Message {
 pub struct Generation {
     pub text: String,
     pub prompt_tokens: usize,
+    /// Of `prompt_tokens`, those the generator did not decode again (kept from its last call).
+    #[serde(default)]
+    pub cached_tokens: usize,
     pub gen_tokens: usize,
     pub prompt_ms: f64,
     pub gen_ms: f64,

@@ -1,15 +1,18 @@
-//! Consolidation benchmarks with the real SmolLM2-135M-Instruct: one whole pass over about
-//! 8,000 characters of session log on a temp store, and the generator's prompt and generation
-//! speed (tokens/s) with and without a grammar.
-//! `cargo run -p localm --example bench_consolidate` (model: $LOCALM_TEST_LLM_MODEL or
-//! test-models/SmolLM2-135M-Instruct.Q4_1.gguf; threads: $LOCALM_THREADS or physical cores).
+//! Consolidation benchmarks with the real SmolLM2-135M-Instruct: prompt and generation speed
+//! (tokens/s) at the prompt sizes `scripts/bench-llama-cpp-python.py` times in llama.cpp's own
+//! binding (`gen`, or `gen474` for the short one only), a pass's rewrite calls from a cold and a
+//! warm context (`rewrite`), and whole passes over about 8,000 characters of session log on a
+//! temp store (`pass`). No argument runs all three.
+//! `cargo run -p localm --example bench_consolidate [gen|gen474|rewrite|pass]...` (model:
+//! $LOCALM_TEST_LLM_MODEL or test-models/SmolLM2-135M-Instruct.Q4_1.gguf; threads:
+//! $LOCALM_THREADS fixed, else as many as other processes leave cores free).
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use localm::models::llama::Llama;
+use localm::models::llama::{GenParams, Llama};
 use localm_core::consolidate::{self, Pass, grammar, prompt};
 use localm_core::engine::{Generator, Message};
 use localm_core::settings::Mode;
@@ -23,6 +26,43 @@ const LINES: &[&str] = &[
     "It fails maybe one run in ten, always on the step that talks to the USB emulator.",
     "I prefer concise answers with code examples, please.",
 ];
+
+/// Median (min–max) of the values, one decimal.
+fn stat(v: &mut [f64]) -> String {
+    v.sort_by(f64::total_cmp);
+    format!(
+        "{:>6.1} ({:.1}–{:.1})",
+        v[v.len() / 2],
+        v[0],
+        v[v.len() - 1]
+    )
+}
+
+/// One user message of `scripts/bench-llama-cpp-python.py`'s text, cut so that the rendered
+/// prompt is `n` tokens (or the nearest count above it that characters can reach).
+fn prompt_of(llama: &Llama, n: usize) -> Vec<Message> {
+    let base = "user: Hi, I'm Priya. I work as a firmware engineer at Nordlys Instruments in Trondheim.\n\
+                assistant: Understood. Check the USB emulator's timeout and retry logic.\n";
+    let text = base.repeat(n / 10);
+    let messages = |chars: usize| {
+        vec![Message {
+            role: "user".into(),
+            content: text.chars().take(chars).collect(),
+        }]
+    };
+    let count = |chars: usize| llama.prompt_tokens(&messages(chars)).expect("tokenize");
+    // The smallest cut reaching n tokens.
+    let (mut lo, mut hi) = (0, text.chars().count());
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if count(mid) < n {
+            lo = mid + 1
+        } else {
+            hi = mid
+        }
+    }
+    messages(lo)
+}
 
 fn main() {
     let model = std::env::var_os("LOCALM_TEST_LLM_MODEL")
@@ -55,51 +95,38 @@ fn main() {
         i += 1;
     }
     let log = log_lines.join("\n");
-    let short: String = log.chars().take(900).collect();
 
-    println!(
-        "== generation, {} threads (p50 of 5 runs; min–max)",
-        threads.map_or("default".into(), |t: usize| t.to_string())
-    );
-    for (name, text, grammar) in [
-        (
-            "~350-token prompt, candidates grammar",
-            &short,
-            Some(grammar::candidates()),
-        ),
-        ("~350-token prompt, no grammar", &short, None),
-        ("8,000-char prompt, no grammar", &log, None),
-        (
-            "8,000-char prompt, candidates grammar",
-            &log,
-            Some(grammar::candidates()),
-        ),
-    ] {
-        let messages: Vec<Message> = prompt::extract(text);
+    // Sections to run: `gen`, `rewrite`, `pass` as arguments (default: all).
+    let only: Vec<String> = std::env::args().skip(1).collect();
+    let run = |section: &str| only.is_empty() || only.iter().any(|a| a == section);
+    let threads_label = threads.map_or("default".into(), |t: usize| t.to_string());
+    // The prompt of scripts/bench-llama-cpp-python.py, cut to the same token counts (chat
+    // template included), generating freely (greedy, no grammar) from a cold context each run,
+    // as that script does after `reset()`.
+    println!("== generation, {threads_label} threads, cold context (median of 5 runs; min–max)");
+    for (n_prompt, n_gen) in [(474, 128), (2148, 79)]
+        .into_iter()
+        .filter(|&(n, _)| run("gen") || (n == 474 && run("gen474")))
+    {
+        let messages = prompt_of(&llama, n_prompt);
         let mut pp = Vec::new();
         let mut tg = Vec::new();
         let mut tokens = (0, 0);
         for _ in 0..5 {
-            // A grammar that accepts anything for the free-running case.
-            let g = grammar
-                .clone()
-                .unwrap_or_else(|| "root ::= [^\\x00]*".to_string());
-            let out = llama.generate(&messages, &g, 128).expect("generate");
+            llama.forget();
+            let params = GenParams {
+                max_tokens: n_gen,
+                grammar: None,
+                deadline: Duration::from_secs(600),
+                n_ctx: 4096,
+            };
+            let (out, _) = llama.generate_with(&messages, &params).expect("generate");
             pp.push(out.prompt_tokens as f64 / out.prompt_ms * 1e3);
             tg.push(out.gen_tokens as f64 / out.gen_ms.max(1e-9) * 1e3);
             tokens = (out.prompt_tokens, out.gen_tokens);
         }
-        let stat = |v: &mut Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            format!(
-                "{:>6.1} ({:.1}–{:.1})",
-                v[v.len() / 2],
-                v[0],
-                v[v.len() - 1]
-            )
-        };
         println!(
-            "{name:40} prompt {:>4} tok: {} tok/s   generated {:>3} tok: {} tok/s",
+            "localm, prompt {:>4} tok: {} tok/s   generation ({} tok): {} tok/s",
             tokens.0,
             stat(&mut pp),
             tokens.1,
@@ -107,51 +134,100 @@ fn main() {
         );
     }
 
+    // A pass's rewrite calls share their instructions and examples: the second call onwards
+    // decodes only the sentence (the warm context's prefix is reused).
+    println!("== rewrite calls of a pass (fact grammar; median of 5)");
+    let sentences = [
+        "I just adopted a beagle named Biscuit and I walk him every morning before work",
+        "I work as a firmware engineer at Nordlys Instruments in Trondheim",
+    ];
+    for (label, warm) in [("cold", false), ("warm", true)]
+        .into_iter()
+        .filter(|_| run("rewrite"))
+    {
+        let mut ms = Vec::new();
+        let mut decoded = Vec::new();
+        for i in 0..5 {
+            if !warm {
+                llama.forget();
+            }
+            let messages = prompt::rewrite(sentences[i % 2]);
+            let t = Instant::now();
+            let out = llama
+                .generate(&messages, &grammar::fact(), 48)
+                .expect("rewrite");
+            ms.push(t.elapsed().as_secs_f64() * 1e3);
+            decoded.push(out.prompt_ms);
+        }
+        println!(
+            "{label}: call {} ms; prompt part {} ms",
+            stat(&mut ms),
+            stat(&mut decoded)
+        );
+    }
+
+    drop(llama);
     println!(
-        "== one whole pass over {} characters of session log",
+        "== one whole pass over {} characters of session log, model load included (median of 3)",
         log.len()
     );
-    let dir = tempfile::tempdir().expect("temp dir");
-    let sessions = dir.path().join("sessions");
-    std::fs::create_dir_all(&sessions).unwrap();
     let mut text = String::new();
     for l in &log_lines {
         let (role, content) = l.split_once(": ").unwrap();
         text.push_str(&serde_json::json!({"role": role, "content": content}).to_string());
         text.push('\n');
     }
-    std::fs::write(sessions.join("bench.jsonl"), text).unwrap();
-    let store = Store::new(dir.path(), "chat", "bench");
-    let pass = Pass {
-        store: &store,
-        sessions_dir: sessions,
-        mode: Mode::Log,
-        now: Utc::now(),
-        pass_id: "bench".into(),
-        extraction: localm::cli::consolidate::extraction().expect("LOCALM_EXTRACTION"),
-    };
-    let t = Instant::now();
-    let report = consolidate::run(
-        &pass,
-        Box::new(move || Ok(Box::new(llama) as Box<dyn Generator>)),
-        None,
-    )
-    .expect("pass");
-    let m = &report.model;
-    println!(
-        "pass: {:.2} s wall; model {} calls, prompt {} tok in {:.0} ms ({:.0} tok/s), generated {} tok in {:.0} ms ({:.0} tok/s); added {}, skipped {}",
-        t.elapsed().as_secs_f64(),
-        m.calls,
-        m.prompt_tokens,
-        m.prompt_ms,
-        m.prompt_tokens as f64 / m.prompt_ms * 1e3,
-        m.gen_tokens,
-        m.gen_ms,
-        m.gen_tokens as f64 / m.gen_ms.max(1e-9) * 1e3,
-        report.added.len(),
-        report.skipped.len(),
-    );
-    for a in &report.added {
-        println!("  added: {}", a.text);
+    let mut walls = Vec::new();
+    for i in (0..3).filter(|_| run("pass")) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let sessions = dir.path().join("sessions");
+        std::fs::create_dir_all(&sessions).unwrap();
+        std::fs::write(sessions.join("bench.jsonl"), &text).unwrap();
+        let store = Store::new(dir.path(), "chat", "bench");
+        let pass = Pass {
+            store: &store,
+            sessions_dir: sessions,
+            mode: Mode::Log,
+            now: Utc::now(),
+            pass_id: "bench".into(),
+            extraction: localm::cli::consolidate::extraction().expect("LOCALM_EXTRACTION"),
+        };
+        let model = model.clone();
+        let t = Instant::now();
+        let report = consolidate::run(
+            &pass,
+            Box::new(move || {
+                Llama::load(&model, threads).map(|l| Box::new(l) as Box<dyn Generator>)
+            }),
+            None,
+        )
+        .expect("pass");
+        walls.push(t.elapsed().as_secs_f64());
+        let m = &report.model;
+        println!(
+            "pass {}: {:.2} s wall; model load {:.0} ms, {} calls, prompt {} tok ({} kept warm, {} decoded in {:.0} ms: {:.0} tok/s), generated {} tok in {:.0} ms ({:.0} tok/s); added {}, skipped {}",
+            i + 1,
+            walls[i],
+            m.load_ms,
+            m.calls,
+            m.prompt_tokens,
+            m.cached_tokens,
+            m.prompt_tokens - m.cached_tokens,
+            m.prompt_ms,
+            (m.prompt_tokens - m.cached_tokens) as f64 / m.prompt_ms * 1e3,
+            m.gen_tokens,
+            m.gen_ms,
+            m.gen_tokens as f64 / m.gen_ms.max(1e-9) * 1e3,
+            report.added.len(),
+            report.skipped.len(),
+        );
+        if i == 0 {
+            for a in &report.added {
+                println!("  added: {}", a.text);
+            }
+        }
+    }
+    if !walls.is_empty() {
+        println!("pass wall: median {} s", stat(&mut walls));
     }
 }

@@ -46,6 +46,7 @@ impl<'g> Model<'g> {
         let g = generator.generate(messages, grammar, max)?;
         self.usage.calls += 1;
         self.usage.prompt_tokens += g.prompt_tokens;
+        self.usage.cached_tokens += g.cached_tokens;
         self.usage.gen_tokens += g.gen_tokens;
         self.usage.prompt_ms += g.prompt_ms;
         self.usage.gen_ms += g.gen_ms;

@@ -62,6 +62,8 @@ pub struct Skipped {
 pub struct ModelUse {
     pub calls: usize,
     pub prompt_tokens: usize,
+    /// Of `prompt_tokens`, those kept from an earlier call (a shared prefix), not decoded again.
+    pub cached_tokens: usize,
     pub gen_tokens: usize,
     pub prompt_ms: f64,
     pub gen_ms: f64,

@@ -43,6 +43,7 @@ impl Generator for Scripted {
         Ok(Generation {
             text,
             prompt_tokens: 10,
+            cached_tokens: 0,
             gen_tokens: 5,
             prompt_ms: 1.0,
             gen_ms: 1.0,

@@ -18,7 +18,6 @@ use crate::models::llama::CANCEL;
 use crate::models::{self, llama::Llama};
 
 pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
-    models::omp::ensure_passive();
     // SIGTERM (the daemon stopping, or a user) abandons the model work at the next prompt chunk
     // or token: the pass then fails before its write, and the store is untouched. A SIGTERM that
     // lands during the write itself is noticed by nobody, so the write completes.
@@ -118,12 +117,13 @@ fn human(r: &Report) -> String {
         }
     };
     out.push_str(&format!(
-        "read {} session(s) in {:.1} s; model: {} call(s), {} prompt tokens ({:.0}/s), {} generated ({:.0}/s)\n",
+        "read {} session(s) in {:.1} s; model: {} call(s), {} prompt tokens ({} kept from a shared prefix, the rest at {:.0}/s), {} generated ({:.0}/s)\n",
         r.sessions_read,
         r.duration_ms / 1e3,
         m.calls,
         m.prompt_tokens,
-        rate(m.prompt_tokens, m.prompt_ms),
+        m.cached_tokens,
+        rate(m.prompt_tokens - m.cached_tokens.min(m.prompt_tokens), m.prompt_ms),
         m.gen_tokens,
         rate(m.gen_tokens, m.gen_ms),
     ));

@@ -135,7 +135,6 @@ pub fn run(ctx: &Context, cmd: JobCommand) -> anyhow::Result<()> {
             name,
             json: as_json,
         } => {
-            crate::models::omp::ensure_passive();
             jobs::load(&ctx.data_dir)
                 .map_err(job_err)?
                 .get(&name)

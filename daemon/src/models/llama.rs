@@ -11,13 +11,18 @@
 //! vocabulary only if the argmax is rejected, and then accepted exactly once per token via
 //! `try_accept` (llama.cpp exceptions become errors, double accepts cannot happen).
 //!
+//! One context is kept warm between calls: a call whose prompt starts with the tokens the last
+//! call left in it (a pass's rewrite prompts share their instructions and examples; a chat turn
+//! extends the last one) decodes only the rest. The KV of a shared prefix is the same whichever
+//! call computed it, so reuse changes the time, not the text.
+//!
 //! Caveat: llama.cpp aborts the whole process on internal assertions it considers impossible;
 //! run generation in a child process if that matters.
 
 use std::num::NonZeroU32;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use llama_cpp_2::context::LlamaContext;
@@ -33,6 +38,8 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::{LogOptions, send_logs_to_tracing};
 use localm_core::engine::{EngineError, Generation, Generator, Message};
+
+use super::cpu_share::CpuShare;
 
 /// Context size of a [`Generator`] call: a pass's prompt is about 8,000 characters of log plus a
 /// worked example.
@@ -103,9 +110,32 @@ pub enum StopReason {
 /// A loaded GGUF model, ready to generate.
 pub struct Llama {
     backend: &'static LlamaBackend,
-    model: LlamaModel,
+    loaded: Loaded,
+    /// The most threads a call uses.
     n_threads: usize,
+    /// When the thread count was not given: each call's, from the cores other processes leave.
+    share: Option<Mutex<CpuShare>>,
     name: String,
+}
+
+self_cell::self_cell!(
+    /// The model and the one context kept warm on it (a context borrows its model).
+    struct Loaded {
+        owner: LlamaModel,
+        #[not_covariant]
+        dependent: WarmSlot,
+    }
+);
+
+/// The context the last call left, when it ended cleanly.
+type WarmSlot<'m> = Mutex<Option<Warm<'m>>>;
+
+/// A context and the tokens whose KV it holds, from position 0.
+struct Warm<'m> {
+    ctx: LlamaContext<'m>,
+    n_ctx: u32,
+    n_threads: usize,
+    tokens: Vec<LlamaToken>,
 }
 
 impl std::fmt::Debug for Llama {
@@ -188,8 +218,9 @@ pub fn check_gguf(path: &Path) -> Result<(), String> {
 }
 
 impl Llama {
-    /// Loads the GGUF at `path` (checked with [`check_gguf`] first). `n_threads` None → the
-    /// number of physical cores.
+    /// Loads the GGUF at `path` (checked with [`check_gguf`] first). `n_threads` None → each
+    /// call uses as many threads as there are cores other processes leave free, at most the
+    /// physical cores ([`CpuShare`]); `Some(n)` → always `n`.
     pub fn load(path: &Path, n_threads: Option<usize>) -> Result<Self, EngineError> {
         let load_err =
             |reason: String| EngineError(format!("cannot load model {}: {reason}", path.display()));
@@ -201,14 +232,20 @@ impl Llama {
                 "llama.cpp rejected the file (truncated, corrupt or unsupported): {e}"
             ))
         })?;
+        let loaded = Loaded::new(model, |_| Mutex::new(None));
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let fixed = n_threads.filter(|&n| n > 0);
+        let n_threads = fixed.unwrap_or_else(default_threads);
         Ok(Self {
             backend,
-            model,
-            n_threads: n_threads.filter(|&n| n > 0).unwrap_or_else(default_threads),
+            loaded,
+            n_threads,
+            share: fixed
+                .is_none()
+                .then(|| Mutex::new(CpuShare::new(n_threads))),
             name,
         })
     }
@@ -218,49 +255,105 @@ impl Llama {
         &self.name
     }
 
+    /// The number of prompt tokens the messages make, chat template included.
+    pub fn prompt_tokens(&self, messages: &[Message]) -> Result<usize, LlamaError> {
+        self.tokenize(messages, u32::MAX).map(|t| t.len())
+    }
+
+    /// Drops the warm context: the next call decodes its whole prompt (for benchmarks).
+    pub fn forget(&self) {
+        self.loaded.with_dependent(|_, slot| {
+            *slot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        });
+    }
+
+    /// The loaded model.
+    fn model(&self) -> &LlamaModel {
+        self.loaded.borrow_owner()
+    }
+
     /// Renders the messages with the model's chat template (fallback: chatml), with the assistant prompt.
     fn render_prompt(&self, messages: &[Message]) -> Result<String, LlamaError> {
+        let model = self.model();
         let chat = messages
             .iter()
             .map(|m| LlamaChatMessage::new(m.role.clone(), m.content.clone()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| LlamaError::Template(e.to_string()))?;
-        if let Ok(tmpl) = self.model.chat_template(None) {
-            match self.model.apply_chat_template(&tmpl, &chat, true) {
+        if let Ok(tmpl) = model.chat_template(None) {
+            match model.apply_chat_template(&tmpl, &chat, true) {
                 Ok(p) => return Ok(p),
                 Err(e) => tracing::debug!("model chat template failed ({e}); using chatml"),
             }
         }
         let chatml =
             LlamaChatTemplate::new("chatml").map_err(|e| LlamaError::Template(e.to_string()))?;
-        self.model
+        model
             .apply_chat_template(&chatml, &chat, true)
             .map_err(|e| LlamaError::Template(e.to_string()))
     }
 
-    /// Renders and tokenizes the messages, creates a context of `n_ctx` tokens and decodes the
-    /// prompt in batches (logits only for its last token). Also returns the batch, the next
-    /// position and the prompt's token count.
-    fn prefill(
-        &self,
-        messages: &[Message],
-        n_ctx: u32,
-        deadline: Instant,
-    ) -> Result<Prefilled<'_>, LlamaError> {
+    /// Renders and tokenizes the messages.
+    fn tokenize(&self, messages: &[Message], n_ctx: u32) -> Result<Vec<LlamaToken>, LlamaError> {
         let prompt = self.render_prompt(messages)?;
-        let tokens = self.model.vocab().tokenize(prompt.as_bytes(), true, true);
+        let tokens = self.model().vocab().tokenize(prompt.as_bytes(), true, true);
         if tokens.is_empty() {
             return Err(LlamaError::Template("prompt tokenized to nothing".into()));
         }
-        let n_ctx = n_ctx.max(16);
-        let n_prompt = tokens.len();
-        if n_prompt >= n_ctx as usize {
+        if tokens.len() >= n_ctx as usize {
             return Err(LlamaError::Decode(format!(
-                "prompt has {n_prompt} tokens, context is {n_ctx}"
+                "prompt has {} tokens, context is {n_ctx}",
+                tokens.len()
             )));
         }
+        Ok(tokens)
+    }
+
+    /// Threads for the call about to start.
+    fn threads_now(&self) -> usize {
+        self.share.as_ref().map_or(self.n_threads, |share| {
+            share
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .threads()
+        })
+    }
+
+    /// A context of `n_ctx` tokens on `n_threads`: the warm one from the slot when it has both,
+    /// with the KV past the longest prefix it shares with `tokens` removed, else a new one.
+    fn context<'m>(
+        &self,
+        model: &'m LlamaModel,
+        slot: &WarmSlot<'m>,
+        n_ctx: u32,
+        n_threads: usize,
+        tokens: &[LlamaToken],
+    ) -> Result<Warm<'m>, LlamaError> {
+        let warm = slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(mut warm) = warm.filter(|w| w.n_ctx == n_ctx && w.n_threads == n_threads) {
+            // At least the prompt's last token is decoded again: its logits start the reply.
+            let keep = shared_prefix(&warm.tokens, tokens).min(tokens.len() - 1);
+            let removed = u32::try_from(keep).ok().and_then(|k| {
+                warm.ctx
+                    .clear_kv_cache_seq(Some(0), Some(k), None)
+                    .ok()
+                    .filter(|&done| done)
+            });
+            if removed.is_some() {
+                warm.tokens.truncate(keep);
+                return Ok(warm);
+            }
+            warm.ctx.clear_kv_cache();
+            warm.tokens.clear();
+            return Ok(warm);
+        }
         let n_batch = n_ctx.min(512);
-        let threads = i32::try_from(self.n_threads).unwrap_or(i32::MAX);
+        let threads = i32::try_from(n_threads).unwrap_or(i32::MAX);
         let ctx_params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(n_ctx))
             .with_n_batch(n_batch)
@@ -268,33 +361,55 @@ impl Llama {
             .with_n_threads(threads)
             .with_n_threads_batch(threads)
             .with_no_perf(true);
-        let mut ctx = self
-            .model
+        let ctx = model
             .new_context(self.backend, ctx_params)
             .map_err(|e| LlamaError::Decode(format!("cannot create context: {e}")))?;
+        Ok(Warm {
+            ctx,
+            n_ctx,
+            n_threads,
+            tokens: Vec::new(),
+        })
+    }
 
-        let mut batch = LlamaBatch::new(n_batch as usize, 1);
-        let mut pos: i32 = 0;
-        for chunk in tokens.chunks(n_batch as usize) {
+    /// Tokenizes the messages, takes a context of `n_ctx` tokens ([`Llama::context`]) and
+    /// decodes what of the prompt it does not hold yet, in batches (logits only for its last
+    /// token).
+    fn prefill<'m>(
+        &self,
+        model: &'m LlamaModel,
+        slot: &WarmSlot<'m>,
+        messages: &[Message],
+        n_ctx: u32,
+        deadline: Instant,
+    ) -> Result<Prefilled<'m>, LlamaError> {
+        let n_ctx = n_ctx.max(16);
+        let tokens = self.tokenize(messages, n_ctx)?;
+        let n_prompt = tokens.len();
+        let mut warm = self.context(model, slot, n_ctx, self.threads_now(), &tokens)?;
+        let n_batch = n_ctx.min(512) as usize;
+        let mut batch = LlamaBatch::new(n_batch, 1);
+        let start = warm.tokens.len();
+        for chunk in tokens[start..].chunks(n_batch) {
             cancelled()?;
             if Instant::now() >= deadline {
                 return Err(LlamaError::Timeout);
             }
             batch.clear();
             for &tok in chunk {
-                let last = pos as usize == n_prompt - 1;
+                let pos = warm.tokens.len();
                 batch
-                    .add(tok, pos, &[0], last)
+                    .add(tok, position(pos)?, &[0], pos == n_prompt - 1)
                     .map_err(|e| LlamaError::Decode(e.to_string()))?;
-                pos += 1;
+                warm.tokens.push(tok);
             }
-            decode(&mut ctx, &mut batch)?;
+            decode(&mut warm.ctx, &mut batch)?;
         }
         Ok(Prefilled {
-            ctx,
+            warm,
             batch,
-            pos,
             n_prompt,
+            reused: start,
             room: n_ctx as usize - n_prompt,
         })
     }
@@ -309,7 +424,7 @@ impl Llama {
         deadline: Instant,
         on_piece: &mut dyn FnMut(&[u8]) -> bool,
     ) -> Result<(usize, StopReason), LlamaError> {
-        let vocab = self.model.vocab();
+        let vocab = self.model().vocab();
         let max_tokens = max_tokens.min(p.room);
         let mut piece: Vec<u8> = Vec::new();
         let mut n_gen = 0usize;
@@ -318,7 +433,7 @@ impl Llama {
             if Instant::now() >= deadline {
                 return Ok((n_gen, StopReason::Deadline));
             }
-            let token = sampler.sample(&p.ctx, p.batch.n_tokens() - 1)?;
+            let token = sampler.sample(&p.warm.ctx, p.batch.n_tokens() - 1)?;
             if vocab.is_eog(token) {
                 return Ok((n_gen, StopReason::Eos));
             }
@@ -333,47 +448,78 @@ impl Llama {
             }
             p.batch.clear();
             p.batch
-                .add(token, p.pos, &[0], true)
+                .add(token, position(p.warm.tokens.len())?, &[0], true)
                 .map_err(|e| LlamaError::Decode(e.to_string()))?;
-            p.pos += 1;
-            decode(&mut p.ctx, &mut p.batch)?;
+            p.warm.tokens.push(token);
+            decode(&mut p.warm.ctx, &mut p.batch)?;
         }
         Ok((n_gen, StopReason::MaxTokens))
     }
 
-    /// Applies the model's own chat template (from GGUF metadata; fallback chatml) to the messages, adds the assistant prompt,
-    /// tokenizes, decodes the prompt in batches, then samples greedily (temperature 0 / greedy sampler, deterministic) under the grammar
-    /// if given, until EOS/EOG, max_tokens or the deadline. Each call builds a fresh context (no state leaks between calls).
+    /// Prefills, then samples with `sampler`, passing each token's text to `on_piece`. The
+    /// context goes back to the warm slot only when the call ends without an error (a failed
+    /// decode may leave its KV half-written).
+    fn run(
+        &self,
+        messages: &[Message],
+        sampler: &mut TokenSampler,
+        max_tokens: usize,
+        n_ctx: u32,
+        deadline: Instant,
+        on_piece: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<(Generation, StopReason), LlamaError> {
+        let start = Instant::now();
+        self.loaded.with_dependent(|model, slot| {
+            let mut p = self.prefill(model, slot, messages, n_ctx, deadline)?;
+            let prompt_ms = start.elapsed().as_secs_f64() * 1e3;
+            let gen_start = Instant::now();
+            let (n_gen, stopped) =
+                self.sample_loop(&mut p, sampler, max_tokens, deadline, on_piece)?;
+            let generation = Generation {
+                text: String::new(),
+                prompt_tokens: p.n_prompt,
+                cached_tokens: p.reused,
+                gen_tokens: n_gen,
+                prompt_ms,
+                gen_ms: gen_start.elapsed().as_secs_f64() * 1e3,
+            };
+            tracing::trace!(
+                prompt = p.n_prompt,
+                reused = p.reused,
+                "llama: prompt decoded past its warm prefix"
+            );
+            *slot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(p.warm);
+            Ok((generation, stopped))
+        })
+    }
+
+    /// Applies the model's own chat template (from GGUF metadata; fallback chatml) to the
+    /// messages, adds the assistant prompt, tokenizes, decodes what of the prompt the warm
+    /// context does not hold, then samples greedily (deterministic) under the grammar if given,
+    /// until EOS/EOG, max_tokens or the deadline.
     pub fn generate_with(
         &self,
         messages: &[Message],
         params: &GenParams<'_>,
     ) -> Result<(Generation, StopReason), LlamaError> {
-        let start = Instant::now();
-        let deadline = start + params.deadline;
+        let deadline = Instant::now() + params.deadline;
         // Build the sampler before the context so that a bad grammar fails fast.
-        let mut sampler = TokenSampler::new(&self.model, params.grammar)?;
-        let mut p = self.prefill(messages, params.n_ctx, deadline)?;
-        let prompt_ms = start.elapsed().as_secs_f64() * 1e3;
-        let gen_start = Instant::now();
+        let mut sampler = TokenSampler::new(self.model(), params.grammar)?;
         let mut bytes: Vec<u8> = Vec::new();
-        let (n_gen, stopped) = self.sample_loop(
-            &mut p,
+        let (mut generation, stopped) = self.run(
+            messages,
             &mut sampler,
             params.max_tokens,
+            params.n_ctx,
             deadline,
             &mut |piece| {
                 bytes.extend_from_slice(piece);
                 true
             },
         )?;
-        let generation = Generation {
-            text: String::from_utf8_lossy(&bytes).into_owned(),
-            prompt_tokens: p.n_prompt,
-            gen_tokens: n_gen,
-            prompt_ms,
-            gen_ms: gen_start.elapsed().as_secs_f64() * 1e3,
-        };
+        generation.text = String::from_utf8_lossy(&bytes).into_owned();
         Ok((generation, stopped))
     }
 
@@ -388,16 +534,17 @@ impl Llama {
         n_ctx: u32,
         on_text: &mut dyn FnMut(&str) -> bool,
     ) -> Result<(Generation, StopReason), LlamaError> {
-        let start = Instant::now();
-        let deadline = start + CHAT_DEADLINE;
+        let deadline = Instant::now() + CHAT_DEADLINE;
         let mut sampler = TokenSampler::Chat(sampling.sampler());
-        let mut p = self.prefill(messages, n_ctx, deadline)?;
-        let prompt_ms = start.elapsed().as_secs_f64() * 1e3;
-        let gen_start = Instant::now();
         let mut pending: Vec<u8> = Vec::new();
         let mut text = String::new();
-        let (n_gen, stopped) =
-            self.sample_loop(&mut p, &mut sampler, max_tokens, deadline, &mut |piece| {
+        let (mut generation, stopped) = self.run(
+            messages,
+            &mut sampler,
+            max_tokens,
+            n_ctx,
+            deadline,
+            &mut |piece| {
                 pending.extend_from_slice(piece);
                 let whole = match std::str::from_utf8(&pending) {
                     Ok(s) => s.len(),
@@ -409,24 +556,30 @@ impl Llama {
                 pending.drain(..whole);
                 text.push_str(&out);
                 out.is_empty() || on_text(&out)
-            })?;
-        let generation = Generation {
-            text,
-            prompt_tokens: p.n_prompt,
-            gen_tokens: n_gen,
-            prompt_ms,
-            gen_ms: gen_start.elapsed().as_secs_f64() * 1e3,
-        };
+            },
+        )?;
+        generation.text = text;
         Ok((generation, stopped))
     }
 }
 
+/// How many leading tokens `a` and `b` share.
+fn shared_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// A token's position in the context, as llama.cpp counts it.
+fn position(pos: usize) -> Result<i32, LlamaError> {
+    i32::try_from(pos).map_err(|_| LlamaError::Decode(format!("position {pos} out of range")))
+}
+
 /// A context with the prompt decoded, ready to sample.
-struct Prefilled<'a> {
-    ctx: LlamaContext<'a>,
-    batch: LlamaBatch<'a>,
-    pos: i32,
+struct Prefilled<'m> {
+    warm: Warm<'m>,
+    batch: LlamaBatch<'m>,
     n_prompt: usize,
+    /// Prompt tokens whose KV the warm context already held.
+    reused: usize,
     /// Tokens left in the context.
     room: usize,
 }
@@ -553,7 +706,7 @@ mod tests {
     use std::io::Write as _;
     use std::path::PathBuf;
 
-    use localm_core::consolidate::grammar;
+    use localm_core::consolidate::{grammar, prompt};
 
     use super::*;
 
@@ -670,6 +823,47 @@ mod tests {
         assert_eq!(oa.text, ob.text);
         assert_eq!(oa.text, oa2.text);
         assert!(oa.prompt_tokens > 5);
+    }
+
+    /// A pass's rewrite calls share their instructions and examples: the second decodes only
+    /// what follows, and says so, and writes what a cold context writes. A different context
+    /// size, or `forget`, starts cold.
+    #[test]
+    fn a_shared_prefix_is_kept_and_changes_nothing() {
+        let Some(path) = model_path() else { return };
+        let warm = Llama::load(&path, Some(2)).expect("load warm");
+        let cold = Llama::load(&path, Some(2)).expect("load cold");
+        let fact = grammar::fact();
+        let p = params(Some(&fact), 48);
+        let first = prompt::rewrite("I keep two beehives on my allotment in Leeds");
+        let second = prompt::rewrite(
+            "I just adopted a beagle named Biscuit and I walk him every morning before work",
+        );
+        let (a, _) = warm.generate_with(&first, &p).expect("first");
+        assert_eq!(a.cached_tokens, 0, "{a:?}");
+        let (b, _) = warm.generate_with(&second, &p).expect("second");
+        eprintln!("{a:?}\n{b:?}");
+        assert!(
+            b.cached_tokens > 40 && b.cached_tokens < b.prompt_tokens,
+            "the examples are kept, the sentence is decoded: {b:?}"
+        );
+        let (c, _) = cold.generate_with(&second, &p).expect("cold");
+        assert_eq!(c.cached_tokens, 0);
+        assert_eq!(b.text, c.text, "reuse changed the output");
+        // The same prompt again: all but its last token is kept.
+        let (again, _) = warm.generate_with(&second, &p).expect("again");
+        assert_eq!(again.cached_tokens, again.prompt_tokens - 1);
+        assert_eq!(again.text, c.text);
+        let mut other_size = p;
+        other_size.n_ctx = 1024;
+        let (d, _) = warm
+            .generate_with(&second, &other_size)
+            .expect("other size");
+        assert_eq!(d.cached_tokens, 0, "a context of another size starts cold");
+        warm.forget();
+        let (e, _) = warm.generate_with(&second, &other_size).expect("forgotten");
+        assert_eq!(e.cached_tokens, 0);
+        assert_eq!(e.text, c.text);
     }
 
     /// The grammars consolidation really runs (core's), through the `Generator` trait as a pass

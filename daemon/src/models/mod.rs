@@ -1,9 +1,9 @@
 //! The on-device models: where they are installed, and loading them behind core's traits.
 
 pub mod bert;
+pub mod cpu_share;
 pub mod embedder;
 pub mod llama;
-pub mod omp;
 
 use std::path::{Path, PathBuf};
 

@@ -231,12 +231,11 @@ impl Children {
     }
 }
 
-/// A child process of `exe` that runs a language model (a pass, the chat worker): OpenMP waits
-/// passively, and the child dies with its handle.
+/// A child process of `exe` that runs a language model (a pass, the chat worker); it dies with
+/// its handle. Its thread count follows the free cores (`models::cpu_share`).
 pub fn model_process(exe: &Path) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(exe);
-    cmd.env(crate::models::omp::WAIT_POLICY, "PASSIVE")
-        .kill_on_drop(true);
+    cmd.kill_on_drop(true);
     cmd
 }
 
