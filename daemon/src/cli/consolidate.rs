@@ -123,7 +123,7 @@ fn human(r: &Report) -> String {
         m.calls,
         m.prompt_tokens,
         m.cached_tokens,
-        rate(m.prompt_tokens - m.cached_tokens.min(m.prompt_tokens), m.prompt_ms),
+        rate(m.prompt_tokens.saturating_sub(m.cached_tokens), m.prompt_ms),
         m.gen_tokens,
         rate(m.gen_tokens, m.gen_ms),
     ));

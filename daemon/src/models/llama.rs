@@ -340,18 +340,17 @@ impl Llama {
         if let Some(mut warm) = warm.filter(|w| w.n_ctx == n_ctx && w.n_threads == n_threads) {
             // At least the prompt's last token is decoded again: its logits start the reply.
             let keep = shared_prefix(&warm.tokens, tokens).min(tokens.len() - 1);
-            let removed = u32::try_from(keep).ok().and_then(|k| {
+            let removed = u32::try_from(keep).is_ok_and(|k| {
                 warm.ctx
                     .clear_kv_cache_seq(Some(0), Some(k), None)
-                    .ok()
-                    .filter(|&done| done)
+                    .unwrap_or(false)
             });
-            if removed.is_some() {
+            if removed {
                 warm.tokens.truncate(keep);
-                return Ok(warm);
+            } else {
+                warm.ctx.clear_kv_cache();
+                warm.tokens.clear();
             }
-            warm.ctx.clear_kv_cache();
-            warm.tokens.clear();
             return Ok(warm);
         }
         let n_batch = n_ctx.min(512);
