@@ -1,5 +1,5 @@
-//! The rules of localm memory: the on-disk store and its lock, settings, and (later) recall and
-//! consolidation decisions.
+//! The rules of localm memory: the on-disk store and its lock, settings, and recall ranking and
+//! consolidation decisions, over one word model (`words`) and one same-fact rule (`same_fact`).
 //!
 //! **Invariant:** core reads no clock, environment or sockets and starts no runtime. Callers pass
 //! `now`, the resolved settings and the data dir in; every rule here is testable without a model.
@@ -15,10 +15,12 @@ pub mod legacy;
 pub mod manage;
 pub mod recall;
 pub mod record;
+pub mod same_fact;
 pub mod session;
 pub mod settings;
 pub mod store;
 pub mod text;
+pub mod words;
 
 pub use record::{Kind, Provenance, Record, Source};
 pub use settings::{Mode, Settings};

@@ -62,24 +62,44 @@ pub struct Session {
     pub path: PathBuf,
     pub modified: DateTime<Utc>,
     pub lines: Vec<Line>,
+    /// The line of the log each of `lines` was read from (1-based); empty when not read from a
+    /// file.
+    pub numbers: Vec<usize>,
     /// Lines that did not parse.
     pub skipped: usize,
 }
 
+impl Session {
+    /// The log line (1-based) that `lines[i]` was read from.
+    pub fn line_number(&self, i: usize) -> usize {
+        self.numbers.get(i).copied().unwrap_or(i + 1)
+    }
+}
+
 /// Parse a log's text.
 pub fn parse(text: &str) -> (Vec<Line>, usize) {
+    let (lines, _, skipped) = parse_numbered(text);
+    (lines, skipped)
+}
+
+/// Parse a log's text, with the line (1-based) each message was read from.
+pub fn parse_numbered(text: &str) -> (Vec<Line>, Vec<usize>, usize) {
     let mut lines = Vec::new();
+    let mut numbers = Vec::new();
     let mut skipped = 0;
-    for raw in text.lines() {
+    for (i, raw) in text.lines().enumerate() {
         if raw.trim().is_empty() {
             continue;
         }
         match serde_json::from_str::<Line>(raw) {
-            Ok(l) => lines.push(l),
+            Ok(l) => {
+                lines.push(l);
+                numbers.push(i + 1);
+            }
             Err(_) => skipped += 1,
         }
     }
-    (lines, skipped)
+    (lines, numbers, skipped)
 }
 
 /// The most a log may hold to be read: a pass reads about the newest 8,000 characters, and a
@@ -157,12 +177,13 @@ pub fn read_dir(dir: &Path) -> std::io::Result<Logs> {
         };
         match read_log(&path) {
             Ok((text, modified)) => {
-                let (lines, skipped) = parse(&text);
+                let (lines, numbers, skipped) = parse_numbered(&text);
                 logs.sessions.push(Session {
                     id,
                     path,
                     modified: DateTime::<Utc>::from(modified),
                     lines,
+                    numbers,
                     skipped,
                 });
             }
@@ -299,6 +320,14 @@ mod tests {
         append(&logs, "s1", &[line("user")]).unwrap();
         let text = std::fs::read_to_string(logs.join("s1.jsonl")).unwrap();
         assert_eq!(parse(&text).0.len(), 3);
+        let (_, numbers, _) = parse_numbered(
+            "\n{\"role\":\"user\",\"content\":\"a\"}\nnot json\n{\"role\":\"user\",\"content\":\"b\"}\n",
+        );
+        assert_eq!(
+            numbers,
+            [2, 4],
+            "a message's number is its line in the file"
+        );
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(logs.join("s1.jsonl"))
             .unwrap()

@@ -145,13 +145,7 @@ fn is_emoji(c: char) -> bool {
         | '\u{24C2}')
 }
 
-/// The key two facts are compared by for "the same fact": case- and space-insensitive.
-pub fn fact_key(text: &str) -> String {
-    text.split_whitespace()
-        .map(|w| w.to_lowercase())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+pub use crate::same_fact::key as fact_key;
 
 #[cfg(test)]
 mod tests {

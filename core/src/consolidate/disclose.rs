@@ -4,16 +4,48 @@
 //! instead of searching 8,000 characters of chat for facts.
 //!
 //! Left out: questions, requests, hypotheticals ("if I quit tech…"), hedges ("I bet", "I think"),
-//! thanks, quoted text and code, lines that talk about instructions or memory (hostile lines),
-//! and clauses with no first person at all ("the backup is just its sqlite file").
+//! reactions and small talk ("I'm 100% agree", "I appreciate it"), moments ("I'm off to do some
+//! research"), thanks, template placeholders ("[your name]"), quoted text and code, lines that
+//! talk about instructions or memory (hostile lines), clauses addressed to the assistant, and
+//! clauses with no first person at all ("the backup is just its sqlite file").
+//!
+//! Compound disclosures are split ("I am Dana and I write firmware" → two clauses), an answer to
+//! the assistant's question is read with the question (`answer`), and a pronoun with nothing to
+//! point at ("I drew it") is resolved from the question or the clause before, or the clause is
+//! dropped.
 
+use chrono::{DateTime, Utc};
+
+use super::answer;
 use crate::consolidate::plan::is_meta;
 use crate::consolidate::prompt::strip_recalled;
-use crate::recall::lexical::content_words;
 use crate::session::Line;
+use crate::words::{bare, content_words};
 
-/// Self-disclosures rewritten per pass at most (the newest are kept).
-pub const MAX_DISCLOSURES: usize = 10;
+/// Self-disclosures rewritten per pass at most (the newest are kept): the spec's 12 candidates.
+pub const MAX_DISCLOSURES: usize = 12;
+
+/// A message as a pass reads it: its session and its line in that session's log (1-based).
+#[derive(Debug, Clone, Copy)]
+pub struct Said<'a> {
+    pub session: &'a str,
+    pub line: usize,
+    pub msg: &'a Line,
+}
+
+/// One self-disclosure: the first-person clause to rewrite, the user's own words it came from
+/// (the evidence quote), and where and when they were said.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Disclosure {
+    /// "I have two dogs" (for an answer, built from the question and the reply).
+    pub clause: String,
+    /// What the user typed: the clause itself, or the reply to a question with the question.
+    pub quote: String,
+    pub session: String,
+    pub line: usize,
+    pub ts: Option<DateTime<Utc>>,
+}
+
 /// A clause of fewer words states too little; of more, it is not one fact.
 const MIN_WORDS: usize = 2;
 const MAX_WORDS: usize = 32;
@@ -34,7 +66,67 @@ const NOT_A_DISCLOSURE: &[&str] = &[
     "i was wondering",
     "i need",
     "i want you",
-    "i'd like",
+    "i want to know",
+    "i want to ask",
+    "i want to see",
+    "i want to hear",
+    "i want to try",
+    "i want to make sure",
+    "i want it",
+    "i want that",
+    "i'd",
+    "i'm off",
+    "i'm meeting",
+    "i'm heading",
+    "i'm about to",
+    "i'm on my way",
+    "i'm doing",
+    "i'm here",
+    "i'm glad",
+    "i'm sure",
+    "i'm happy to",
+    "i'm excited",
+    "i'm so excited",
+    "i'm looking forward",
+    "i look forward",
+    "i'm watching",
+    "i'm making",
+    "i'm eating",
+    "i'm having",
+    "i'm sitting",
+    "i'm waiting",
+    "i'm drinking",
+    "i'm listening",
+    "i'm taking",
+    "i'm reading",
+    "i'm cooking",
+    "i'm feeling",
+    "i feel",
+    "i felt",
+    "i hear",
+    "i heard",
+    "i've heard",
+    "i have heard",
+    "i've never heard",
+    "i can imagine",
+    "i can see",
+    "i can tell",
+    "i forgot",
+    "i wish",
+    "i will",
+    "i promise",
+    "i believe",
+    "i suppose",
+    "i must say",
+    "i have to",
+    "i gotta",
+    "i love to hear",
+    "i love hearing",
+    "i love talking",
+    "i enjoyed talking",
+    "i had fun",
+    "i had a great",
+    "i'm a big fan of both",
     "i would",
     "i could",
     "i should",
@@ -60,7 +152,6 @@ const NOT_A_DISCLOSURE: &[&str] = &[
     "i'm asking",
     "i'm going to",
     "i'll",
-    "i just want",
     "i'm sorry",
     "i know",
     "i understand",
@@ -74,7 +165,6 @@ const NOT_A_DISCLOSURE: &[&str] = &[
     "my question",
     "my bad",
     "i'm thinking",
-    "i want",
     "remember",
     "note that",
     "store",
@@ -92,7 +182,17 @@ const NOT_FACTUAL: &[&str] = &[
     "hypothetically",
     "daydream",
     "someday",
+    "sometime",
     "maybe",
+    "might",
+    "may",
+    "have to",
+    "has to",
+    "need to",
+    "gotta",
+    "gonna",
+    "wanna",
+    "hopefully",
     "please",
     "can you",
     "could you",
@@ -125,25 +225,137 @@ const SPLIT_WORDS: &[&str] = &[
     " so ",
 ];
 
-/// The user's self-disclosing clauses in `lines` (only what the user typed), oldest first, at
-/// most [`MAX_DISCLOSURES`] (the newest).
-pub fn disclosures(lines: &[&Line]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for l in lines.iter().filter(|l| l.is_typed_by_user()) {
-        let text = strip_recalled(&l.content);
+/// The user's self-disclosures in `said` (only what the user typed counts; the assistant's
+/// messages give the questions a reply answers), oldest first, at most [`MAX_DISCLOSURES`] (the
+/// newest).
+pub fn disclosures(said: &[Said]) -> Vec<Disclosure> {
+    let mut out: Vec<Disclosure> = Vec::new();
+    let mut question: Option<(String, &str)> = None;
+    for s in said {
+        if s.msg.role == "assistant" {
+            question = answer::last_question(&s.msg.content).map(|q| (q, s.session));
+            continue;
+        }
+        if !s.msg.is_typed_by_user() {
+            continue;
+        }
+        let asked = question
+            .take()
+            .filter(|(_, session)| *session == s.session)
+            .map(|(q, _)| q);
+        let text = strip_recalled(&s.msg.content);
         if is_meta(&text) {
             continue;
         }
+        let mut push = |clause: String, quote: String| {
+            if !out.iter().any(|o| o.clause.eq_ignore_ascii_case(&clause)) {
+                out.push(Disclosure {
+                    clause,
+                    quote,
+                    session: s.session.to_string(),
+                    line: s.line,
+                    ts: s.msg.ts,
+                });
+            }
+        };
+        if let Some(q) = &asked
+            && let Some(c) = answer::as_clause(q, &text)
+            && disclosure(&c).is_some()
+        {
+            push(c, format!("{q}? {}", one_sentence(&text)));
+        }
+        let mut before: Option<String> = None;
         for clause in clauses(&without_code_and_quotes(&text)) {
-            if let Some(c) = disclosure(&clause)
-                && !out.iter().any(|o| o.eq_ignore_ascii_case(&c))
-            {
-                out.push(c);
+            let Some(c) = disclosure(&clause) else {
+                before = Some(clause);
+                continue;
+            };
+            let resolved = resolve_pointing(&c, asked.as_deref(), before.as_deref());
+            before = Some(clause.clone());
+            if let Some(r) = resolved {
+                push(r, clause);
             }
         }
     }
     let skip = out.len().saturating_sub(MAX_DISCLOSURES);
     out.split_off(skip)
+}
+
+/// The first sentence of `text`, at most 300 characters.
+fn one_sentence(text: &str) -> String {
+    let t = text.trim();
+    let end = t.find(['.', '!', '?', '\n']).unwrap_or(t.len());
+    t[..end].chars().take(300).collect()
+}
+
+/// `clause` with a pronoun that has nothing to point at resolved: "it"/"them"/"that" from the
+/// question the user answers ("Have you tried pottery?" + "I loved it" → "I loved pottery"),
+/// "him"/"her" from a name in the clause before ("… named Biscuit and I walk him" → "I walk
+/// Biscuit"); `None` when it cannot be. A pronoun after a content word of its own ("a dog that
+/// loves walks") points at that word.
+fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) -> Option<String> {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let Some(at) = words
+        .iter()
+        .position(|w| POINTING.contains(&bare(w).as_str()))
+    else {
+        return Some(clause.to_string());
+    };
+    // Content words before the pronoun, the subject and its verb aside ("I drew it" has none,
+    // "I have a dog that …" has "dog").
+    let lower: Vec<String> = words[..at].iter().map(|w| bare(w)).collect();
+    let subject = lower
+        .iter()
+        .position(|w| FIRST_PERSON.contains(&w.as_str()));
+    let rest: Vec<&str> = match subject {
+        Some(i) => {
+            let verb = (i + 1..at).find(|&k| {
+                !INTENSIFIERS.contains(&lower[k].as_str()) && !ADVERBS.contains(&lower[k].as_str())
+            });
+            (0..at)
+                .filter(|&k| k != i && Some(k) != verb)
+                .map(|k| words[k])
+                .collect()
+        }
+        None => words[..at].to_vec(),
+    };
+    let mut before_words = content_words(&rest.join(" "));
+    before_words.retain(|w| {
+        !FIRST_PERSON.contains(&w.as_str())
+            && !INTENSIFIERS.contains(&w.as_str())
+            && !ADVERBS.contains(&w.as_str())
+    });
+    if !before_words.is_empty() {
+        return Some(clause.to_string());
+    }
+    let p = bare(words[at]);
+    let referent = match p.as_str() {
+        "him" | "her" | "his" => before.and_then(last_name),
+        "there" | "hers" => None,
+        _ => question.and_then(answer::referent),
+    }?;
+    // "it" followed by a noun is a determiner ("that movie"): replace the pronoun only.
+    let mut out: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
+    let trail: String = words[at]
+        .chars()
+        .filter(|c| !c.is_alphanumeric() && *c != '\'')
+        .collect();
+    out[at] = if p == "his" {
+        format!("{referent}'s{trail}")
+    } else {
+        format!("{referent}{trail}")
+    };
+    Some(out.join(" "))
+}
+
+/// The last capitalised word of `text` after its first ("… a beagle named Biscuit" → "Biscuit").
+fn last_name(text: &str) -> Option<String> {
+    text.split_whitespace()
+        .skip(1)
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase) && *w != "I")
+        .last()
+        .map(str::to_string)
 }
 
 /// `clause` trimmed of filler, when it is a disclosure.
@@ -168,7 +380,10 @@ fn disclosure(clause: &str) -> Option<String> {
     if words.len() < min || words.len() > MAX_WORDS {
         return None;
     }
-    if !lower.iter().any(|w| FIRST_PERSON.contains(&w.as_str())) {
+    if !lower.iter().any(|w| FIRST_PERSON.contains(&w.as_str()))
+        || lower.iter().any(|w| SECOND_PERSON.contains(&w.as_str()))
+        || clause.contains(['[', ']', '{', '}', '<', '>'])
+    {
         return None;
     }
     let joined = format!(" {} ", lower.join(" "));
@@ -182,9 +397,11 @@ fn disclosure(clause: &str) -> Option<String> {
     {
         return None;
     }
-    // "I'm fine", "I did it": nothing about the user that lasts.
-    let content = content_words(&words.join(" "));
-    if content.is_empty() || (content.len() == 1 && PASSING.contains(&content[0].as_str())) {
+    // "I'm fine", "I did it", "I'm just a little tired": nothing about the user that lasts.
+    let mut content = content_words(&words.join(" "));
+    content
+        .retain(|w| !INTENSIFIERS.contains(&w.as_str()) && !w.chars().any(|c| c.is_ascii_digit()));
+    if content.is_empty() || content.iter().all(|w| PASSING.contains(&w.as_str())) {
         return None;
     }
     let text = words.join(" ");
@@ -230,6 +447,75 @@ const PASSING: &[&str] = &[
     "free",
     "new",
     "confident",
+    "fun",
+    "interested",
+    "well",
+    "alright",
+    "okay",
+    "jealous",
+    "impressed",
+    "surprised",
+    "appreciate",
+    "welcome",
+    "same",
+    "nice",
+    "cool",
+    "true",
+];
+
+/// Degree words a state of the moment may carry ("just a little tired", "100% agree").
+const INTENSIFIERS: &[&str] = &[
+    "little",
+    "bit",
+    "pretty",
+    "quite",
+    "super",
+    "totally",
+    "kinda",
+    "kind",
+    "sort",
+    "extremely",
+    "too",
+    "also",
+    "always",
+    "completely",
+    "definitely",
+    "absolutely",
+    "big",
+    "huge",
+    "bad",
+];
+
+/// Adverbs between "I" and its verb.
+const ADVERBS: &[&str] = &[
+    "just",
+    "also",
+    "really",
+    "still",
+    "now",
+    "often",
+    "usually",
+    "never",
+    "recently",
+    "finally",
+    "only",
+    "mostly",
+    "sometimes",
+    "actually",
+    "basically",
+    "currently",
+    "even",
+    "already",
+];
+
+/// Pronouns that need something to point at.
+const POINTING: &[&str] = &[
+    "it", "that", "this", "them", "those", "these", "there", "him", "her", "his", "hers",
+];
+
+/// Second-person words: a clause that holds one is addressed to the assistant.
+const SECOND_PERSON: &[&str] = &[
+    "you", "your", "you're", "yours", "yourself", "you've", "you'll", "you'd", "u", "ur",
 ];
 
 /// Clauses that start with these are questions even without a question mark.
@@ -237,13 +523,6 @@ const QUESTION_WORDS: &[&str] = &[
     "how", "what", "why", "where", "when", "which", "who", "is", "are", "do", "does", "can",
     "should", "any",
 ];
-
-/// A word lowercased, without the punctuation around it.
-fn bare(word: &str) -> String {
-    word.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .to_lowercase()
-        .replace('’', "'")
-}
 
 /// `text` with fenced and inline code and double-quoted passages removed (not the user's words
 /// about themself).
@@ -300,16 +579,93 @@ fn clauses(text: &str) -> Vec<String> {
         for w in SPLIT_WORDS {
             s = s.replace(w, " | ");
         }
-        for part in s.split(['|', '(', ')', ';', ',', ':', '—', '–']) {
+        for part in s.split(['|', '(', ')', ';', ':', '—', '–']) {
             for piece in part.split(" - ") {
-                let t = piece.trim();
-                if !t.is_empty() {
-                    out.push(t.to_string());
+                for c in joined_lists(piece) {
+                    for c in split_at_and_i(&c) {
+                        out.extend(split_with(&c));
+                    }
                 }
             }
         }
     }
     out
+}
+
+/// The comma-separated pieces of `text`, a list kept whole: "I like chess, baths, and my dogs"
+/// is one clause (a piece that starts with "and"/"or", and the one before it, join the piece
+/// before).
+fn joined_lists(text: &str) -> Vec<String> {
+    let pieces: Vec<&str> = text.split(',').map(str::trim).collect();
+    let starts_list = |p: &str| {
+        let first = p.split_whitespace().next().map(bare);
+        matches!(first.as_deref(), Some("and" | "or"))
+    };
+    let mut out: Vec<String> = Vec::new();
+    for (i, p) in pieces.iter().enumerate() {
+        if p.is_empty() {
+            continue;
+        }
+        let joins = starts_list(p) || pieces.get(i + 1).is_some_and(|n| starts_list(n));
+        match out.last_mut() {
+            Some(last) if joins && i > 0 => {
+                last.push_str(", ");
+                last.push_str(p);
+            }
+            _ => out.push((*p).to_string()),
+        }
+    }
+    out
+}
+
+/// First-person openings after which " and " starts a clause of its own.
+const AND_OPENINGS: &[&str] = &["i", "i'm", "im", "i've", "ive", "my", "i'd"];
+
+/// `clause` split where " and " opens a new first-person clause, when the part before already
+/// has one: "I am Dana and I write firmware" → "I am Dana", "I write firmware".
+fn split_at_and_i(clause: &str) -> Vec<String> {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..words.len().saturating_sub(1) {
+        let left = &words[start..i];
+        if bare(words[i]) == "and"
+            && AND_OPENINGS.contains(&bare(words[i + 1]).as_str())
+            && left
+                .iter()
+                .any(|w| FIRST_PERSON.contains(&bare(w).as_str()))
+        {
+            out.push(left.join(" ").trim_end_matches(',').to_string());
+            start = i + 1;
+        }
+    }
+    out.push(words[start..].join(" "));
+    out.retain(|c| !c.is_empty());
+    out
+}
+
+/// "I'm an old man with one leg" → "I'm an old man", "I have one leg".
+fn split_with(clause: &str) -> Vec<String> {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let lower: Vec<String> = words.iter().map(|w| bare(w)).collect();
+    let is_a = |i: usize| matches!(lower.get(i).map(String::as_str), Some("a" | "an"));
+    let opens = match lower.first().map(String::as_str) {
+        Some("i'm" | "im") if is_a(1) => Some(2),
+        Some("i") if lower.get(1).is_some_and(|w| w == "am") && is_a(2) => Some(3),
+        _ => None,
+    };
+    if let Some(from) = opens
+        && let Some(at) = lower.iter().skip(from).position(|w| w == "with")
+    {
+        let at = at + from;
+        if at + 1 < words.len() && at > from {
+            return vec![
+                words[..at].join(" "),
+                format!("I have {}", words[at + 1..].join(" ")),
+            ];
+        }
+    }
+    vec![clause.to_string()]
 }
 
 #[cfg(test)]
@@ -326,17 +682,141 @@ mod tests {
         }
     }
 
+    fn said(lines: &[Line]) -> Vec<Said<'_>> {
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, msg)| Said {
+                session: "s1",
+                line: i + 1,
+                msg,
+            })
+            .collect()
+    }
+
     fn of(text: &str) -> Vec<String> {
-        let l = user(text);
-        disclosures(&[&l])
+        let l = [user(text)];
+        disclosures(&said(&l))
+            .into_iter()
+            .map(|d| d.clause)
+            .collect()
+    }
+
+    /// The clauses of a chat of (assistant, user) turns.
+    fn of_chat(turns: &[(&str, &str)]) -> Vec<String> {
+        let mut lines = Vec::new();
+        for (a, u) in turns {
+            let mut l = user(a);
+            l.role = "assistant".into();
+            lines.push(l);
+            lines.push(user(u));
+        }
+        disclosures(&said(&lines))
+            .into_iter()
+            .map(|d| d.clause)
+            .collect()
     }
 
     #[test]
-    fn the_dog_line_is_one_disclosure() {
+    fn the_dog_line_is_two_disclosures_and_him_is_the_dog() {
         assert_eq!(
             of("I just adopted a beagle named Biscuit and I walk him every morning before work."),
-            ["I just adopted a beagle named Biscuit and I walk him every morning before work"]
+            [
+                "I just adopted a beagle named Biscuit",
+                "I walk Biscuit every morning before work"
+            ]
         );
+    }
+
+    #[test]
+    fn compound_disclosures_are_split_into_one_clause_each() {
+        assert_eq!(
+            of("I am Dana and I write printer firmware in C at Acme. I prefer tabs."),
+            [
+                "I am Dana",
+                "I write printer firmware in C at Acme",
+                "I prefer tabs"
+            ]
+        );
+        assert_eq!(
+            of("I'm an old man with one leg"),
+            ["I'm an old man", "I have one leg"]
+        );
+        // A list stays one clause; "Ewan and I" is one subject.
+        assert_eq!(
+            of("I like to play chess, take bubble baths, and hang out with my dogs."),
+            ["I like to play chess, take bubble baths, and hang out with my dogs"]
+        );
+        assert_eq!(
+            of("Ewan and I are flying to Toronto"),
+            ["Ewan and I are flying to Toronto"]
+        );
+    }
+
+    #[test]
+    fn reactions_small_talk_and_moments_are_not_disclosures() {
+        for line in [
+            "I'm 100% agree",
+            "I appreciate it",
+            "I would love that",
+            "I might have to",
+            "I'm just a little tired",
+            "I'm off to do some research",
+            "I'm meeting",
+            "I'm sure you'll like it",
+            "I'm not very good, but I have fun.",
+            "I've been there a few times.",
+            "I love those names!",
+            "Hi there, I'm [your name].",
+            "I'm [User 1's name], nice to meet you",
+        ] {
+            assert!(of(line).is_empty(), "{line}: {:?}", of(line));
+        }
+    }
+
+    #[test]
+    fn a_pronoun_is_resolved_from_the_question_or_dropped() {
+        assert!(of("I drew it").is_empty());
+        assert!(of("I missed it so much").is_empty());
+        assert_eq!(
+            of_chat(&[("Have you tried pottery?", "I loved it, so relaxing")]),
+            ["I loved pottery"]
+        );
+        assert!(
+            of_chat(&[(
+                "Have you tried pottery?",
+                "Not yet, but I might try it sometime"
+            )])
+            .is_empty()
+        );
+        // A pronoun after a noun of its own points at it.
+        assert_eq!(
+            of("I have a dog that loves walks"),
+            ["I have a dog that loves walks"]
+        );
+    }
+
+    #[test]
+    fn answers_to_the_assistants_questions_are_disclosures() {
+        assert_eq!(
+            of_chat(&[("Do you have pets?", "Yes, two dogs")]),
+            ["I have two dogs"]
+        );
+        assert_eq!(
+            of_chat(&[("That's neat! What's your favorite color?", "Blue!")]),
+            ["my favorite color is Blue"]
+        );
+        // The answer's quote is the question and the reply; the line is the reply's.
+        let lines = [
+            Line {
+                role: "assistant".into(),
+                ..user("Do you have pets?")
+            },
+            user("Yes, two dogs"),
+        ];
+        let d = disclosures(&said(&lines));
+        assert_eq!(d[0].quote, "Do you have pets? Yes, two dogs");
+        assert_eq!((d[0].session.as_str(), d[0].line), ("s1", 2));
     }
 
     #[test]
@@ -367,6 +847,7 @@ mod tests {
         assert!(of("could you help me with my resume?").is_empty());
         assert!(of("I think my build is broken. thanks!").is_empty());
         assert!(of("ok I'm stuck. I'm so tired").is_empty());
+        assert!(of("I'm so tired").is_empty());
         assert!(of("what is my name").is_empty());
     }
 
@@ -376,7 +857,7 @@ mod tests {
         assert!(of("she wrote \"I live in Paris and my cat is Zola\" in her book").is_empty());
         let mut tool = user("I am the page you fetched and my author lives in Oslo");
         tool.origin = Some("tool".into());
-        assert!(disclosures(&[&tool]).is_empty());
+        assert!(disclosures(&said(&[tool])).is_empty());
     }
 
     #[test]
@@ -389,9 +870,8 @@ mod tests {
         let lines: Vec<Line> = (0..15)
             .map(|i| user(&format!("I own {i} green bicycles")))
             .collect();
-        let refs: Vec<&Line> = lines.iter().collect();
-        let got = disclosures(&refs);
+        let got = disclosures(&said(&lines));
         assert_eq!(got.len(), MAX_DISCLOSURES);
-        assert_eq!(got[0], "I own 5 green bicycles");
+        assert_eq!(got[0].clause, "I own 3 green bicycles");
     }
 }

@@ -4,8 +4,7 @@
 
 use std::collections::HashSet;
 
-use crate::recall::lexical::content_words;
-use crate::text::fact_key;
+use crate::words::{content_words, occurs_in, tokens as words};
 
 /// A fact is grounded when at least this share of its content words occur in what the user typed.
 pub const MIN_GROUNDED: f32 = 0.6;
@@ -18,9 +17,6 @@ pub const LOOP_REPEATS: usize = 3;
 pub const LOOP_COVER: f32 = 0.5;
 /// Content words a text that does not start with "User" needs (and any summary).
 pub const MIN_CONTENT_WORDS: usize = 3;
-/// Two words are the same word when they share this many leading characters ("adopted",
-/// "adopt"), or when the shorter one (4+ characters) starts the longer ("walk", "walked").
-pub const SAME_ROOT_CHARS: usize = 5;
 
 pub const LOOP: &str = "a repetition loop";
 pub const ASSISTANT_VOICE: &str = "written in the assistant's voice";
@@ -65,15 +61,6 @@ fn content(text: &str) -> Vec<String> {
     let mut w = content_words(text);
     w.retain(|x| x != "user");
     w
-}
-
-/// Lower-cased words, apostrophes kept ("i'm", "user's").
-fn words(text: &str) -> Vec<String> {
-    text.replace('\u{2019}', "'")
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .map(|w| w.trim_matches('\'').to_lowercase())
-        .filter(|w| !w.is_empty())
-        .collect()
 }
 
 /// Rule 1: a word n-gram (n = 1..=4) repeated [`LOOP_REPEATS`] times in a row, or occurring
@@ -184,18 +171,6 @@ pub fn about_assistant(text: &str, cx: &Context) -> Option<&'static str> {
         .then_some(ABOUT_ASSISTANT)
 }
 
-/// Whether two content words are the same word (see [`SAME_ROOT_CHARS`]).
-fn same_root(a: &str, b: &str) -> bool {
-    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    let common = short
-        .chars()
-        .zip(long.chars())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let short_len = short.chars().count();
-    a == b || common >= SAME_ROOT_CHARS || (short_len >= 4 && common == short_len)
-}
-
 /// Words of the fact's frame, not its substance: "User's name is Nadia" is grounded by "I'm
 /// Nadia", "User lives in Lisbon" is a copy of the example for "Lisbon" alone.
 const FRAME_WORDS: &[&str] = &["name", "named", "called", "live", "lived", "living"];
@@ -205,10 +180,6 @@ fn substance(text: &str) -> Vec<String> {
     let mut w = content(text);
     w.retain(|x| !FRAME_WORDS.contains(&x.as_str()));
     w
-}
-
-fn occurs_in(w: &str, pool: &[String]) -> bool {
-    pool.iter().any(|p| same_root(w, p))
 }
 
 /// Rule 5: the text appears word for word in an example (and not all its content words were
@@ -244,12 +215,6 @@ pub fn ungrounded(text: &str, user_text: &str) -> Option<&'static str> {
     let found = mine.iter().filter(|w| occurs_in(w, &typed)).count();
     let grounded = !mine.is_empty() && found as f32 >= MIN_GROUNDED * mine.len() as f32;
     (!grounded).then_some(UNGROUNDED)
-}
-
-/// Rule 7: `text` is, word for word (case and spacing aside), one of `existing` — of any kind.
-pub fn same_across_kinds<'a>(text: &str, existing: impl IntoIterator<Item = &'a str>) -> bool {
-    let key = fact_key(text);
-    existing.into_iter().any(|t| fact_key(t) == key)
 }
 
 /// The proper nouns (capitalised words after the first) and numbers of `text`, lower-cased.

@@ -3,7 +3,9 @@
 //! `plan`. The model runs with no lock held; the result is applied in one store transaction,
 //! re-checked against the store as it is then. Privacy mode skips the pass without loading a model.
 
+pub mod answer;
 mod apply;
+pub mod dates;
 pub mod disclose;
 pub mod episodic;
 pub mod grammar;
@@ -17,7 +19,6 @@ pub mod prompt;
 pub mod prune;
 pub mod report;
 
-use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -28,8 +29,8 @@ use self::model::Model;
 use self::neighbours::Existing;
 use self::plan::{Candidate, Planned};
 use crate::engine::{Embedder, EngineError};
-use crate::recall::lexical::content_words;
 use crate::record::{Kind, Record};
+use crate::same_fact::{self, Overlap};
 use crate::session::{self, Session};
 use crate::settings::Mode;
 use crate::store::{Snapshot, Store, StoreError};
@@ -97,6 +98,78 @@ pub enum PassError {
     Store(#[from] StoreError),
 }
 
+/// The session text a pass reads: the newest unread lines of the newest sessions, about 8,000
+/// characters, and what the guards need to know about them.
+struct Gathered<'s> {
+    /// Rendered logs, oldest first (the free extraction's input).
+    logs: Vec<String>,
+    /// The lines read, with their session and line number.
+    said: Vec<disclose::Said<'s>>,
+    user_text: String,
+    assistant_text: String,
+    /// Sessions the facts come from.
+    sessions: Vec<String>,
+    /// How far each session was read (its new watermark).
+    read_to: Vec<(String, usize)>,
+}
+
+/// Gather: the newest unread lines of the newest sessions, within [`prompt::SESSION_CHARS`].
+fn gather<'s>(sessions: &'s [Session], snap: &Snapshot) -> Gathered<'s> {
+    let mut g = Gathered {
+        logs: Vec::new(),
+        said: Vec::new(),
+        user_text: String::new(),
+        assistant_text: String::new(),
+        sessions: Vec::new(),
+        read_to: Vec::new(),
+    };
+    let mut budget = prompt::SESSION_CHARS;
+    for s in sessions {
+        if budget < 200 {
+            break;
+        }
+        let from = snap.state.sessions.get(&s.id).map_or(0, |m| m.lines_read);
+        if from >= s.lines.len() {
+            continue;
+        }
+        let new: Vec<&session::Line> = s.lines[from..].iter().collect();
+        let log = prompt::render_log(&new, budget);
+        g.read_to.push((s.id.clone(), s.lines.len()));
+        if log.is_empty() {
+            continue;
+        }
+        budget = budget.saturating_sub(log.chars().count() + 1);
+        for l in new.iter().filter(|l| l.is_typed_by_user()) {
+            g.user_text.push_str(&prompt::strip_recalled(&l.content));
+            g.user_text.push('\n');
+        }
+        for l in new.iter().filter(|l| l.role == "assistant") {
+            g.assistant_text.push_str(&l.content);
+            g.assistant_text.push('\n');
+        }
+        g.sessions.push(s.id.clone());
+        g.logs.push(log);
+        // Sessions come newest first; the lines are read oldest first.
+        let lines = s.lines[from..]
+            .iter()
+            .enumerate()
+            .map(|(i, msg)| disclose::Said {
+                session: &s.id,
+                line: s.line_number(from + i),
+                msg,
+            });
+        g.said.splice(0..0, lines);
+    }
+    g.logs.reverse();
+    g
+}
+
+/// A candidate fact and the disclosure it was rewritten from (none for free extraction).
+struct Found {
+    candidate: Candidate,
+    from: Option<disclose::Disclosure>,
+}
+
 /// Run one pass. `embedder`, when installed, finds semantic neighbours.
 pub fn run<'g>(
     pass: &Pass,
@@ -128,110 +201,138 @@ pub fn run<'g>(
         .collect();
     report.lines_skipped = sessions.iter().map(|s| s.skipped).sum();
 
-    // Facts: the newest unread lines of the newest sessions, about 8,000 characters.
-    let mut budget = prompt::SESSION_CHARS;
-    let mut parts: Vec<String> = Vec::new();
-    let (mut user_text, mut assistant_text) = (String::new(), String::new());
-    let mut read_to: Vec<(String, usize)> = Vec::new();
-    let mut fact_sessions: Vec<String> = Vec::new();
-    let mut new_lines: Vec<&session::Line> = Vec::new();
-    for s in &sessions {
-        if budget < 200 {
-            break;
-        }
-        let from = snap.state.sessions.get(&s.id).map_or(0, |m| m.lines_read);
-        if from >= s.lines.len() {
-            continue;
-        }
-        let new: Vec<&session::Line> = s.lines[from..].iter().collect();
-        let log = prompt::render_log(&new, budget);
-        read_to.push((s.id.clone(), s.lines.len()));
-        if log.is_empty() {
-            continue;
-        }
-        budget = budget.saturating_sub(log.chars().count() + 1);
-        for l in new.iter().filter(|l| l.is_typed_by_user()) {
-            user_text.push_str(&prompt::strip_recalled(&l.content));
-            user_text.push('\n');
-        }
-        for l in new.iter().filter(|l| l.role == "assistant") {
-            assistant_text.push_str(&l.content);
-            assistant_text.push('\n');
-        }
-        fact_sessions.push(s.id.clone());
-        parts.push(log);
-        new_lines.extend(new);
-    }
-    report.sessions_read = read_to.len();
-    let mut changes: Vec<Change> = Vec::new();
+    let mut g = gather(&sessions, &snap);
+    report.sessions_read = g.read_to.len();
+    let found = extract(pass.extraction, &mut g, &mut model, &mut report)?;
     let examples = prompt::example_texts();
-    if !parts.is_empty() {
-        parts.reverse();
-        let candidates = match pass.extraction {
-            Extraction::Free => free_candidates(&parts.join("\n"), &mut model, &mut report)?,
-            Extraction::Rewrite | Extraction::Rule => {
-                let by_model = pass.extraction == Extraction::Rewrite;
-                rewritten(&disclose::disclosures(&new_lines), by_model, &mut model)?
-            }
-        };
-        let vectors = pass.store.read_vectors().ok();
-        let existing = Existing::new(&snap, embedder, vectors.as_ref());
-        let cx = guard::Context {
-            user_text: &user_text,
-            assistant_text: &assistant_text,
-            examples: &examples,
-        };
-        for c in candidates {
-            let planned =
-                one_change_per_fact(consider(&c, &existing, &cx, &changes, &mut model), &changes);
-            changes.push(Change {
-                planned,
-                sessions: fact_sessions.clone(),
-            });
-        }
-    }
-
-    // Episodes: one line per quiet, unsummarised session.
-    let due = episodic::due(&sessions, &snap.state, pass.now);
-    let mut summarised: Vec<String> = Vec::new();
-    for s in due {
-        let cx = guard::Context {
-            user_text: &typed_text(s),
-            assistant_text: "",
-            examples: &examples,
-        };
-        match summarise(s, &mut model, &cx) {
-            Ok(Ok(text)) => {
-                changes.push(Change {
-                    planned: Planned::Add {
-                        text,
-                        kind: Kind::Episodic,
-                        importance: EPISODIC_IMPORTANCE,
-                    },
-                    sessions: vec![s.id.clone()],
-                });
-                summarised.push(s.id.clone());
-            }
-            Ok(Err((text, why))) => {
-                report.skipped.push(Skipped {
-                    text: text.unwrap_or_else(|| format!("summary of session {}", s.id)),
-                    why: why.into(),
-                });
-                // Asked once: a session whose summary was refused is not asked again.
-                summarised.push(s.id.clone());
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
+    let cx = guard::Context {
+        user_text: &g.user_text,
+        assistant_text: &g.assistant_text,
+        examples: &examples,
+    };
+    let mut changes = decide_all(pass, &snap, embedder, found, &cx, &g.sessions, &mut model);
+    let summarised = summarise_due(
+        &sessions,
+        &snap,
+        pass.now,
+        &examples,
+        &mut model,
+        &mut changes,
+        &mut report,
+    )?;
 
     report.model = model.usage.clone();
     pass.store.write(|fresh: &mut Snapshot| {
-        apply(pass, fresh, changes, &read_to, &summarised, &mut report);
+        apply(pass, fresh, changes, &g.read_to, &summarised, &mut report);
         report.duration_ms = started.elapsed().as_secs_f64() * 1e3;
         fresh.state.last_pass = Some(PassSummary::of(&report, pass.now, &pass.pass_id));
         Ok::<_, StoreError>(())
     })?;
     Ok(report)
+}
+
+/// Extract: the candidate facts of the gathered text. The clauses answers were built from join
+/// the user's text the guards ground facts in (answering "Do you have pets?" with "yes" says so).
+fn extract(
+    extraction: Extraction,
+    g: &mut Gathered,
+    model: &mut Model,
+    report: &mut Report,
+) -> Result<Vec<Found>, EngineError> {
+    if g.logs.is_empty() {
+        return Ok(Vec::new());
+    }
+    if extraction == Extraction::Free {
+        let found = free_candidates(&g.logs.join("\n"), model, report)?;
+        return Ok(found
+            .into_iter()
+            .map(|candidate| Found {
+                candidate,
+                from: None,
+            })
+            .collect());
+    }
+    let disclosures = disclose::disclosures(&g.said);
+    for d in &disclosures {
+        g.user_text.push_str(&d.clause);
+        g.user_text.push('\n');
+    }
+    rewritten(disclosures, extraction == Extraction::Rewrite, model)
+}
+
+/// Decide: each candidate through the guards and the model's verdict, in order, one change per
+/// candidate.
+fn decide_all(
+    pass: &Pass,
+    snap: &Snapshot,
+    embedder: Option<&dyn Embedder>,
+    found: Vec<Found>,
+    cx: &guard::Context,
+    sessions: &[String],
+    model: &mut Model,
+) -> Vec<Change> {
+    let mut changes: Vec<Change> = Vec::new();
+    if found.is_empty() {
+        return changes;
+    }
+    let vectors = pass.store.read_vectors().ok();
+    let existing = Existing::new(snap, embedder, vectors.as_ref());
+    for f in found {
+        let planned = one_change_per_fact(
+            consider(&f.candidate, &existing, cx, &changes, model),
+            &changes,
+        );
+        let sessions = match &f.from {
+            Some(d) => vec![d.session.clone()],
+            None => sessions.to_vec(),
+        };
+        changes.push(Change { planned, sessions });
+    }
+    changes
+}
+
+/// Summarise: one line per quiet, unsummarised session — the model's when it passes the guards,
+/// else one built by rule from what the user said (`episodic::by_rule`). Returns the sessions
+/// asked (a session whose summary was refused is not asked again).
+fn summarise_due(
+    sessions: &[Session],
+    snap: &Snapshot,
+    now: DateTime<Utc>,
+    examples: &[&str],
+    model: &mut Model,
+    changes: &mut Vec<Change>,
+    report: &mut Report,
+) -> Result<Vec<String>, EngineError> {
+    let mut summarised: Vec<String> = Vec::new();
+    for s in episodic::due(sessions, &snap.state, now) {
+        let cx = guard::Context {
+            user_text: &typed_text(s),
+            assistant_text: "",
+            examples,
+        };
+        let text = match summarise(s, model, &cx)? {
+            Ok(text) => Some(text),
+            Err((text, why)) => {
+                report.skipped.push(Skipped {
+                    text: text.unwrap_or_else(|| format!("summary of session {}", s.id)),
+                    why: why.into(),
+                });
+                episodic::by_rule(s).filter(|t| guard::refuse_summary(t, &cx).is_none())
+            }
+        };
+        if let Some(text) = text {
+            changes.push(Change {
+                planned: Planned::Add {
+                    text,
+                    kind: Kind::Episodic,
+                    importance: EPISODIC_IMPORTANCE,
+                },
+                sessions: vec![s.id.clone()],
+            });
+        }
+        summarised.push(s.id.clone());
+    }
+    Ok(summarised)
 }
 
 /// The model lists facts from the whole log.
@@ -255,35 +356,46 @@ fn free_candidates(
 }
 
 /// Each self-disclosure as a fact: the model's rewrite when it keeps the user's words, else
-/// the rule's (`by_model` false: the rule's only).
+/// the rule's (`by_model` false: the rule's only); relative times made absolute by the line's
+/// time.
 fn rewritten(
-    disclosures: &[String],
+    disclosures: Vec<disclose::Disclosure>,
     by_model: bool,
     model: &mut Model,
-) -> Result<Vec<Candidate>, EngineError> {
-    let mut out: Vec<Candidate> = Vec::new();
-    for clause in disclosures {
-        let ruled = person::third_person(clause);
-        let text = if by_model {
-            let reply =
-                model.generate(&prompt::rewrite(clause), &grammar::fact(), REWRITE_TOKENS)?;
+) -> Result<Vec<Found>, EngineError> {
+    let mut out: Vec<Found> = Vec::new();
+    for d in disclosures {
+        let ruled = person::third_person(&d.clause);
+        let text = if by_model && !person::is_name(&ruled) {
+            let reply = model.generate(
+                &prompt::rewrite(&d.clause),
+                &grammar::fact(),
+                REWRITE_TOKENS,
+            )?;
             parse::fact(&reply.text)
-                .filter(|f| person::faithful(f, clause))
+                .filter(|f| person::faithful(f, &d.clause))
                 .unwrap_or(ruled)
         } else {
             ruled
+        };
+        let text = match d.ts {
+            Some(ts) => dates::absolute(&text, ts),
+            None => text,
         };
         let Ok(text) = crate::text::normalize_fact(&text) else {
             continue;
         };
         if !out
             .iter()
-            .any(|c| crate::text::fact_key(&c.text) == crate::text::fact_key(&text))
+            .any(|f| same_fact::key(&f.candidate.text) == same_fact::key(&text))
         {
-            out.push(Candidate {
-                text,
-                kind: Kind::Semantic,
-                confidence: REWRITE_CONFIDENCE,
+            out.push(Found {
+                candidate: Candidate {
+                    text,
+                    kind: Kind::Semantic,
+                    confidence: REWRITE_CONFIDENCE,
+                },
+                from: Some(d),
             });
         }
     }
@@ -314,13 +426,13 @@ fn consider(
         _ => None,
     });
     for t in planned_texts {
-        if plan::near_duplicate(&c.text, t, None) {
+        if same_fact::same(&c.text, t, None) {
             return skip("a near-duplicate of another candidate");
         }
     }
     let neighbours = existing.neighbours(c);
     for (r, cos) in &neighbours {
-        if plan::near_duplicate(&c.text, &r.text, *cos) {
+        if same_fact::same(&c.text, &r.text, *cos) {
             return skip(&format!("a near-duplicate of {}", r.id));
         }
         if let Some(planned) = overlap(c, r) {
@@ -330,7 +442,7 @@ fn consider(
     if let Some(r) = snap
         .records
         .iter()
-        .find(|r| guard::same_across_kinds(&c.text, [r.text.as_str()]))
+        .find(|r| same_fact::same(&c.text, &r.text, None))
     {
         return skip(&format!("already in memory as {}", r.id));
     }
@@ -401,34 +513,27 @@ fn one_change_per_fact(planned: Planned, earlier: &[Change]) -> Planned {
 /// that says `r` and more updates a synth `r`, or, beside a fact the user typed, keeps only its
 /// new part.
 fn overlap(c: &Candidate, r: &Record) -> Option<Planned> {
-    let words = |t: &str| -> HashSet<String> { content_words(t).into_iter().collect() };
-    let (cand, known) = (words(&c.text), words(&r.text));
-    if cand.is_empty() || known.is_empty() {
-        return None;
-    }
-    if cand.is_subset(&known) {
-        return Some(Planned::Skip {
+    match same_fact::overlap(&c.text, &r.text) {
+        Overlap::Apart => None,
+        Overlap::SaysLess => Some(Planned::Skip {
             text: c.text.clone(),
             why: format!("already known, in more words, as {}", r.id),
-        });
-    }
-    if !known.is_subset(&cand) {
-        return None;
-    }
-    if !r.source.is_trusted() {
-        return Some(Planned::Update {
+        }),
+        Overlap::SaysMore if !r.source.is_trusted() => Some(Planned::Update {
             target: r.id.clone(),
             text: c.text.clone(),
-        });
+        }),
+        Overlap::SaysMore => {
+            let new_part = guard::split_compound(&c.text)
+                .into_iter()
+                .find(|part| same_fact::overlap(part, &r.text) != Overlap::SaysLess)?;
+            Some(Planned::Add {
+                text: new_part,
+                kind: c.kind,
+                importance: plan::synth_importance(c.confidence),
+            })
+        }
     }
-    let new_part = guard::split_compound(&c.text)
-        .into_iter()
-        .find(|part| !words(part).is_subset(&known))?;
-    Some(Planned::Add {
-        text: new_part,
-        kind: c.kind,
-        importance: plan::synth_importance(c.confidence),
-    })
 }
 
 /// Everything the user typed in `s`, recalled blocks left out.

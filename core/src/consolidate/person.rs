@@ -4,15 +4,294 @@
 
 use std::collections::HashSet;
 
-use crate::recall::lexical::content_words;
+use crate::words::{content_words, occurs_in};
 
 /// Past forms (and modals) that stay as they are after "User".
 const UNCHANGED: &[&str] = &[
-    "was", "had", "got", "went", "flew", "came", "did", "made", "bought", "built", "left", "took",
-    "became", "grew", "spent", "met", "began", "wrote", "ran", "sold", "found", "gave", "kept",
-    "lost", "read", "said", "saw", "sent", "set", "taught", "thought", "told", "won", "can",
-    "will", "must", "might", "may", "should", "could", "would", "used",
+    "was",
+    "had",
+    "got",
+    "went",
+    "flew",
+    "came",
+    "did",
+    "made",
+    "bought",
+    "built",
+    "left",
+    "took",
+    "became",
+    "grew",
+    "spent",
+    "met",
+    "began",
+    "wrote",
+    "ran",
+    "sold",
+    "found",
+    "gave",
+    "kept",
+    "lost",
+    "read",
+    "said",
+    "saw",
+    "sent",
+    "set",
+    "taught",
+    "thought",
+    "told",
+    "won",
+    "can",
+    "will",
+    "must",
+    "might",
+    "may",
+    "should",
+    "could",
+    "would",
+    "used",
+    "felt",
+    "knew",
+    "drew",
+    "drove",
+    "ate",
+    "fell",
+    "forgot",
+    "froze",
+    "hid",
+    "hit",
+    "held",
+    "hurt",
+    "lay",
+    "led",
+    "lent",
+    "let",
+    "lit",
+    "meant",
+    "paid",
+    "put",
+    "quit",
+    "rode",
+    "rang",
+    "rose",
+    "sang",
+    "sat",
+    "shot",
+    "shut",
+    "slept",
+    "spoke",
+    "stood",
+    "stole",
+    "struck",
+    "swam",
+    "swore",
+    "threw",
+    "understood",
+    "woke",
+    "wore",
+    "brought",
+    "caught",
+    "chose",
+    "cost",
+    "cut",
+    "dealt",
+    "dug",
+    "fed",
+    "fought",
+    "fled",
+    "forgave",
+    "heard",
+    "bit",
+    "bled",
+    "blew",
+    "broke",
+    "bred",
+    "burnt",
+    "learnt",
+    "dreamt",
+    "spelt",
+    "spilt",
+    "sank",
+    "sought",
+    "shook",
+    "shone",
+    "slid",
+    "spun",
+    "split",
+    "spread",
+    "sprang",
+    "stuck",
+    "stung",
+    "swept",
+    "swung",
+    "tore",
+    "wept",
+    "withdrew",
+    "wound",
+    "cannot",
 ];
+
+/// Contractions and slang written out before the clause is put in the third person.
+const EXPANDED: &[(&str, &str)] = &[
+    ("wanna", "want to"),
+    ("gonna", "going to"),
+    ("gotta", "have to"),
+    ("haven't", "have not"),
+    ("havent", "have not"),
+    ("hasn't", "has not"),
+    ("don't", "do not"),
+    ("dont", "do not"),
+    ("doesn't", "does not"),
+    ("didn't", "did not"),
+    ("didnt", "did not"),
+    ("can't", "cannot"),
+    ("cant", "cannot"),
+    ("won't", "will not"),
+    ("isn't", "is not"),
+    ("wasn't", "was not"),
+    ("aren't", "are not"),
+    ("ain't", "am not"),
+    ("couldn't", "could not"),
+    ("wouldn't", "would not"),
+    ("shouldn't", "should not"),
+    ("i'm", "I am"),
+    ("im", "I am"),
+    ("i've", "I have"),
+    ("ive", "I have"),
+    ("i'd", "I would"),
+    ("i'll", "I will"),
+    ("kinda", "kind of"),
+    ("lotta", "lot of"),
+    ("y'all", "you all"),
+];
+
+/// Words after "I'm" that are not a name though they are capitalised: nationalities, faiths,
+/// languages and the like ("I'm Scottish").
+const NOT_NAMES: &[&str] = &[
+    "American",
+    "British",
+    "English",
+    "Scottish",
+    "Irish",
+    "Welsh",
+    "Canadian",
+    "Australian",
+    "French",
+    "German",
+    "Italian",
+    "Spanish",
+    "Portuguese",
+    "Dutch",
+    "Swedish",
+    "Norwegian",
+    "Danish",
+    "Finnish",
+    "Polish",
+    "Russian",
+    "Ukrainian",
+    "Greek",
+    "Turkish",
+    "Chinese",
+    "Japanese",
+    "Korean",
+    "Indian",
+    "Pakistani",
+    "Mexican",
+    "Brazilian",
+    "Argentinian",
+    "African",
+    "Nigerian",
+    "Kenyan",
+    "Egyptian",
+    "Christian",
+    "Catholic",
+    "Muslim",
+    "Jewish",
+    "Hindu",
+    "Buddhist",
+    "Mormon",
+    "Vegan",
+    "Asian",
+    "European",
+    "Latino",
+    "Latina",
+    "Hispanic",
+    "Texan",
+    "Californian",
+    "Republican",
+    "Democrat",
+    "Libertarian",
+    "Gen",
+    "Deaf",
+    "Italian-American",
+    "Filipino",
+    "Vietnamese",
+    "Thai",
+    "Cuban",
+    "Jamaican",
+    "Swiss",
+    "Austrian",
+    "Belgian",
+    "Israeli",
+    "Iranian",
+    "Iraqi",
+    "Bangladeshi",
+    "Colombian",
+    "Peruvian",
+    "Chilean",
+];
+
+/// "I'm Priya" / "I am Priya": the user's name, when the clause is a name alone.
+fn name_of(clause: &str) -> Option<String> {
+    let w: Vec<&str> = clause
+        .split_whitespace()
+        .map(|x| x.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-'))
+        .collect();
+    let rest: &[&str] = match w.as_slice() {
+        [i, rest @ ..] if matches!(i.to_lowercase().as_str(), "i'm" | "im" | "i’m") => rest,
+        [i, am, rest @ ..] if i.eq_ignore_ascii_case("i") && am.eq_ignore_ascii_case("am") => rest,
+        [my, name, is, rest @ ..]
+            if my.eq_ignore_ascii_case("my")
+                && name.eq_ignore_ascii_case("name")
+                && is.eq_ignore_ascii_case("is") =>
+        {
+            rest
+        }
+        _ => return None,
+    };
+    let name_like = |x: &&str| {
+        x.chars().next().is_some_and(char::is_uppercase)
+            && x.chars()
+                .skip(1)
+                .all(|c| c.is_lowercase() || c == '-' || c == '\'')
+            && !NOT_NAMES.contains(x)
+    };
+    (!rest.is_empty() && rest.len() <= 2 && rest.iter().all(name_like))
+        .then(|| format!("User's name is {}", rest.join(" ")))
+}
+
+/// Whether `fact` is the user's name as the rule writes it ("User's name is Priya"): a model
+/// rewrite adds nothing to it.
+pub fn is_name(fact: &str) -> bool {
+    fact.starts_with("User's name is ")
+}
+
+/// `clause` with contractions and slang written out ("I don't" → "I do not").
+fn expand(clause: &str) -> String {
+    clause
+        .split_whitespace()
+        .map(|w| {
+            let lower = w.to_lowercase().replace('’', "'");
+            let core = lower.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+            let tail = &lower[core.len()..];
+            match EXPANDED.iter().find(|(from, _)| *from == core) {
+                Some((_, to)) => format!("{to}{tail}"),
+                None => w.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
 
 /// Adverbs between "I" and its verb ("I just adopted", "I always prefer").
 const ADVERBS: &[&str] = &[
@@ -41,6 +320,10 @@ const ADVERBS: &[&str] = &[
 /// (or "their" once the clause is about "User"), "me" → "them", and the verb after "I" in the
 /// third person.
 pub fn third_person(clause: &str) -> String {
+    if let Some(name) = name_of(clause) {
+        return name;
+    }
+    let clause = expand(clause);
     let words: Vec<&str> = clause.split_whitespace().collect();
     let mut out: Vec<String> = Vec::with_capacity(words.len() + 1);
     // The next verb (after any adverbs) belongs to "User".
@@ -64,7 +347,10 @@ pub fn third_person(clause: &str) -> String {
                 }
                 "User".into()
             }
-            "am" if out.last().is_some_and(|p| p == "User") => "is".into(),
+            "am" if out.last().is_some_and(|p| p == "User") || after_and => {
+                verb_next = false;
+                "is".into()
+            }
             "my" if about_user => "their".into(),
             "my" => "User's".into(),
             "me" => "them".into(),
@@ -108,7 +394,8 @@ fn conjugate(verb: &str) -> String {
     match lower.as_str() {
         "have" => return "has".into(),
         "do" => return "does".into(),
-        "am" => return "is".into(),
+        "am" | "are" => return "is".into(),
+        "were" => return "was".into(),
         "go" => return "goes".into(),
         _ => {}
     }
@@ -131,23 +418,23 @@ fn conjugate(verb: &str) -> String {
 
 /// Whether `fact` (a rewrite of `clause`) kept the user's words: at least 80% of its content
 /// words come from the clause, and it keeps at least 60% of the clause's (matched on their
-/// first five letters, so "walks" meets "walk").
+/// same root, `words::same_root`, so "walks" meets "walk").
 pub fn faithful(fact: &str, clause: &str) -> bool {
-    let stem = |w: &String| w.chars().take(5).collect::<String>();
-    let clause_words: HashSet<String> = content_words(clause).iter().map(stem).collect();
-    let fact_words: Vec<String> = content_words(fact).iter().map(stem).collect();
+    let clause_words = content_words(clause);
+    let fact_words = content_words(fact);
     if fact_words.is_empty() || clause_words.is_empty() {
         return false;
     }
     let from_clause = fact_words
         .iter()
-        .filter(|w| clause_words.contains(*w))
+        .filter(|w| occurs_in(w, &clause_words))
         .count();
-    let kept: HashSet<&String> = fact_words
+    let kept: HashSet<&String> = clause_words
         .iter()
-        .filter(|w| clause_words.contains(*w))
+        .filter(|w| occurs_in(w, &fact_words))
         .collect();
-    from_clause * 5 >= fact_words.len() * 4 && kept.len() * 5 >= clause_words.len() * 3
+    let distinct: HashSet<&String> = clause_words.iter().collect();
+    from_clause * 5 >= fact_words.len() * 4 && kept.len() * 5 >= distinct.len() * 3
 }
 
 #[cfg(test)]
@@ -175,13 +462,26 @@ mod tests {
                 "User always prefers concise ones",
             ),
             ("I've got a Go service", "User has got a Go service"),
+            ("I felt liberated", "User felt liberated"),
+            ("I wanna keep bees", "User wants to keep bees"),
+            (
+                "I haven't done pottery yet",
+                "User has not done pottery yet",
+            ),
+            ("I'm Priya", "User's name is Priya"),
+            ("I am Dana", "User's name is Dana"),
+            ("my name is Ana Lopes", "User's name is Ana Lopes"),
+            ("I'm Scottish", "User is Scottish"),
+            ("I am a nurse", "User is a nurse"),
+            ("I also study languages", "User also studies languages"),
+            ("I have two dogs", "User has two dogs"),
             ("I watch birds", "User watches birds"),
             ("I carry a Leica", "User carries a Leica"),
             (
                 "tidepool is my little RSS reader",
                 "Tidepool is User's little RSS reader",
             ),
-            ("I don't drink coffee", "User doesn't drink coffee"),
+            ("I don't drink coffee", "User does not drink coffee"),
             (
                 "Ewan and I are flying to Toronto",
                 "Ewan and User are flying to Toronto",

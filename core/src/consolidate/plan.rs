@@ -3,21 +3,15 @@
 //! high-confidence one becomes a pending correction, a low-confidence one is dropped; an unsure
 //! UPDATE keeps both facts; a rejected correction is not proposed again.
 
-use std::collections::HashSet;
-
-use crate::recall::lexical::content_words;
 use crate::record::{Kind, Record, SYNTH_IMPORTANCE_CAP};
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
 use crate::text::fact_key;
+use crate::words::content_words;
 
 /// A change to a trusted fact is proposed only at or above this confidence.
 pub const HIGH_CONFIDENCE: f32 = 0.8;
 /// Below this, an UPDATE of a synth fact is "unsure": both facts are kept.
 pub const SURE_UPDATE: f32 = 0.7;
-/// Content-word overlap (Jaccard) at which two facts are the same fact.
-pub const NEAR_DUP_JACCARD: f32 = 0.8;
-/// Cosine at which two facts are the same fact.
-pub const NEAR_DUP_COSINE: f32 = 0.92;
 
 /// A fact the model extracted from session text.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,19 +89,93 @@ pub fn is_meta(text: &str) -> bool {
         .any(|w| META_WORDS.contains(&w.as_str()))
 }
 
-/// Whether `candidate` says the same as `existing`.
-pub fn near_duplicate(candidate: &str, existing: &str, cosine: Option<f32>) -> bool {
-    if fact_key(candidate) == fact_key(existing) || cosine.is_some_and(|c| c >= NEAR_DUP_COSINE) {
-        return true;
-    }
-    let a: HashSet<String> = content_words(candidate).into_iter().collect();
-    let b: HashSet<String> = content_words(existing).into_iter().collect();
-    if a.is_empty() || b.is_empty() {
-        return false;
-    }
-    let inter = a.intersection(&b).count() as f32;
-    let union = a.union(&b).count() as f32;
-    inter / union >= NEAR_DUP_JACCARD
+/// Words too general to make two facts about the same thing ("favourite band" and "favourite
+/// food" are not).
+const GENERAL: &[&str] = &[
+    "favorite",
+    "favourite",
+    "like",
+    "likes",
+    "love",
+    "loves",
+    "enjoy",
+    "enjoys",
+    "prefer",
+    "prefers",
+    "user",
+    "really",
+    "new",
+    "good",
+    "big",
+    "little",
+    "lot",
+    "always",
+    "never",
+    "also",
+    "still",
+    "now",
+    "usually",
+    "year",
+    "years",
+    "day",
+    "time",
+    "people",
+    "thing",
+    "called",
+];
+
+/// Topics whose words make two facts about the same thing though they share none ("lives in
+/// Porto" and "moved to Lisbon").
+const FAMILIES: &[&[&str]] = &[
+    &[
+        "live",
+        "lived",
+        "living",
+        "move",
+        "moved",
+        "moving",
+        "based",
+        "reside",
+        "home",
+        "relocated",
+    ],
+    &[
+        "work", "worked", "working", "job", "employer", "company", "employed", "quit", "hired",
+        "career",
+    ],
+    &["name", "named", "called"],
+    &[
+        "married",
+        "wife",
+        "husband",
+        "partner",
+        "spouse",
+        "divorced",
+        "girlfriend",
+        "boyfriend",
+        "engaged",
+    ],
+    &["age", "old", "born", "birthday"],
+];
+
+/// Whether `new` is about the same thing as `old`: they share a word of substance, or words of
+/// one topic family. An UPDATE or DELETE may only replace such a fact.
+pub fn about_the_same(new: &str, old: &str) -> bool {
+    let substance = |t: &str| -> Vec<String> {
+        let mut w = content_words(t);
+        w.retain(|x| !GENERAL.contains(&x.as_str()));
+        w
+    };
+    let (n, o) = (substance(new), substance(old));
+    let shared = n.iter().any(|w| crate::words::occurs_in(w, &o));
+    let family = FAMILIES.iter().any(|f| {
+        let has = |ws: &[String]| {
+            ws.iter()
+                .any(|w| f.iter().any(|x| crate::words::same_root(w, x)))
+        };
+        has(&n) && has(&o)
+    });
+    shared || family
 }
 
 /// Apply the guards to the model's decision on `c`.
@@ -137,6 +205,11 @@ pub fn decide(
             else {
                 return skip("the model named no existing fact to change");
             };
+            // "User's favourite band is Radiohead" does not replace "User's sister lives in
+            // Manchester": a change about something else is a new fact.
+            if !about_the_same(&c.text, &target.text) {
+                return add();
+            }
             let op = if d.op == Op::Update {
                 CorrectionOp::Update
             } else {

@@ -1,23 +1,9 @@
-//! Lexical relevance: content words (lower-cased, stop words out, a light plural stemmer) and
-//! BM25 over them.
+//! Lexical relevance: BM25 over content words (the word model is `crate::words`), and the
+//! generic words that count for less.
+
+pub use crate::words::{STEM, content_words, stem};
 
 use std::collections::HashMap;
-
-/// Words too common to say what a fact is about.
-const STOP_WORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
-    "at", "be", "been", "before", "being", "but", "by", "can", "could", "did", "do", "does",
-    "doing", "don't", "for", "from", "had", "has", "have", "having", "he", "her", "here", "him",
-    "his", "how", "i", "i'm", "if", "in", "into", "is", "it", "it's", "its", "just", "let", "me",
-    "mine", "more", "most", "my", "myself", "no", "not", "now", "of", "on", "once", "only", "or",
-    "other", "our", "out", "over", "please", "same", "she", "should", "so", "some", "such", "tell",
-    "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those",
-    "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what",
-    "what's", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would",
-    "yes", "you", "your", "yours", "know", "remember", "think", "thing", "things", "really",
-    "well", "get", "got", "okay", "ok", "hi", "hello", "thanks", "thank", "user", "way", "lot",
-    "today", "one", "make", "go", "going", "say", "said", "see",
-];
 
 /// Generic words that still say a little (counts, places, times, everyday verbs): "How far
 /// away is Mars?" shares "away" with "User's cat ran away" without being about it. They count
@@ -125,73 +111,6 @@ pub fn is_weak(w: &str) -> bool {
     SET.get_or_init(|| WEAK_WORDS.iter().copied().collect())
         .contains(w)
         || w.chars().all(|c| c.is_ascii_digit() || c == '.')
-}
-
-fn is_stop_word(w: &str) -> bool {
-    static SET: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
-        std::sync::OnceLock::new();
-    SET.get_or_init(|| STOP_WORDS.iter().copied().collect())
-        .contains(w)
-}
-
-/// Whether the light stemmer is applied (decided by the recall evaluation; see README).
-pub const STEM: bool = true;
-
-/// The content words of `text`, in order, with repeats.
-pub fn content_words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for raw in text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '+' || c == '#')) {
-        let w = raw.trim_matches('\'');
-        if w.is_empty() {
-            continue;
-        }
-        let lower = w.to_lowercase();
-        if lower.chars().count() < 2 && !lower.chars().all(|c| c.is_ascii_digit()) {
-            continue;
-        }
-        if is_stop_word(&lower) {
-            continue;
-        }
-        let lower = lower
-            .strip_suffix("'s")
-            .map(str::to_string)
-            .unwrap_or(lower);
-        out.push(if STEM { stem(&lower) } else { lower });
-    }
-    out
-}
-
-/// A light English plural stemmer (S-stemmer): "libraries" → "library", "tools" → "tool".
-pub fn stem(word: &str) -> String {
-    let n = word.len();
-    if n > 4 && word.ends_with("ies") && !word.ends_with("eies") && !word.ends_with("aies") {
-        return format!("{}y", &word[..n - 3]);
-    }
-    if n > 3
-        && word.ends_with("es")
-        && !word.ends_with("aes")
-        && !word.ends_with("ees")
-        && !word.ends_with("oes")
-    {
-        let base = &word[..n - 2];
-        if base.ends_with("ss")
-            || base.ends_with("sh")
-            || base.ends_with("ch")
-            || base.ends_with('x')
-        {
-            return base.to_string();
-        }
-        return word[..n - 1].to_string();
-    }
-    if n > 3
-        && word.ends_with('s')
-        && !word.ends_with("ss")
-        && !word.ends_with("us")
-        && !word.ends_with("is")
-    {
-        return word[..n - 1].to_string();
-    }
-    word.to_string()
 }
 
 const K1: f32 = 1.2;

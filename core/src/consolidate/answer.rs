@@ -1,0 +1,364 @@
+//! Answers as disclosures: the user's short reply to the assistant's question, read with the
+//! question, as a first-person clause ("Do you have pets?" + "Yes, two dogs" → "I have two dogs";
+//! "What's your favorite color?" + "Blue!" → "my favorite color is Blue"), and the object of a
+//! question, which an "it" in the reply points at ("Have you tried pottery?" + "I loved it").
+//!
+//! Only yes-answers and short noun phrases are read; a "no", a hedge or a long reply is left to
+//! the clause rules (a reply that says "I …" is a disclosure of its own).
+
+use crate::words::{bare, tokens};
+
+/// The longest reply (in words) read as a noun phrase answering a question.
+const MAX_PHRASE_WORDS: usize = 6;
+
+const YES: &[&str] = &[
+    "yes",
+    "yeah",
+    "yep",
+    "yup",
+    "sure",
+    "definitely",
+    "absolutely",
+    "of course",
+    "i do",
+    "i am",
+    "i have",
+    "i did",
+    "i'm",
+    "indeed",
+    "totally",
+];
+
+/// Filler a question may open with.
+const OPENERS: &[&str] = &[
+    "so", "and", "oh", "well", "ok", "okay", "also", "but", "hey",
+];
+
+/// Verbs of a "do you VERB X?" question that make a standing fact when answered yes.
+const LIKE_VERBS: &[&str] = &[
+    "like",
+    "love",
+    "enjoy",
+    "play",
+    "own",
+    "speak",
+    "watch",
+    "read",
+    "cook",
+    "bake",
+    "collect",
+    "drive",
+    "ride",
+    "run",
+    "swim",
+    "hike",
+    "paint",
+    "draw",
+    "sing",
+    "knit",
+    "garden",
+    "fish",
+    "travel",
+    "study",
+    "work",
+    "teach",
+    "practice",
+    "listen",
+    "follow",
+    "use",
+    "eat",
+    "drink",
+    "prefer",
+    "volunteer",
+    "write",
+];
+
+/// The last question the assistant asked in `text` (its last sentence ending in '?'), without
+/// opening filler.
+pub fn last_question(text: &str) -> Option<String> {
+    let t = text.trim_end();
+    if !t.ends_with('?') {
+        return None;
+    }
+    let body = &t[..t.len() - 1];
+    let start = body.rfind(['.', '!', '?', '\n']).map_or(0, |i| i + 1);
+    let mut q: Vec<&str> = body[start..].split_whitespace().collect();
+    while q
+        .first()
+        .is_some_and(|w| OPENERS.contains(&bare(w).as_str()))
+    {
+        q.remove(0);
+    }
+    (!q.is_empty()).then(|| q.join(" "))
+}
+
+/// The first sentence of the user's reply, trimmed of end punctuation.
+fn first_sentence(reply: &str) -> &str {
+    let t = reply.trim();
+    let end = t.find(['.', '!', '?', '\n']).unwrap_or(t.len());
+    t[..end].trim()
+}
+
+/// The reply after a yes-word, if it opens with one: `Some("")` for a bare yes.
+fn after_yes(reply: &str) -> Option<String> {
+    let s = first_sentence(reply);
+    let lower = s.to_lowercase().replace('\u{2019}', "'");
+    for y in YES {
+        if lower == *y {
+            return Some(String::new());
+        }
+        for sep in [" ", ", ", "! ", ". "] {
+            let p = format!("{y}{sep}");
+            if lower.starts_with(&p) {
+                let rest = s[p.len()..].trim_start_matches([',', ' ', '!']).trim();
+                // "Yes, I do." says no more than yes.
+                let bare_rest = rest.to_lowercase();
+                let said_nothing = YES.contains(&bare_rest.as_str())
+                    || matches!(bare_rest.as_str(), "i do" | "i have" | "i am" | "we do");
+                return Some(if said_nothing {
+                    String::new()
+                } else {
+                    rest.to_string()
+                });
+            }
+        }
+    }
+    None
+}
+
+/// Whether `s` reads as a short noun phrase: a few words, no pronoun, no verb of its own.
+fn noun_phrase(s: &str) -> bool {
+    let w = tokens(s);
+    let pronoun = |x: &String| {
+        matches!(
+            x.as_str(),
+            "i" | "i'm"
+                | "me"
+                | "my"
+                | "you"
+                | "your"
+                | "it"
+                | "it's"
+                | "that"
+                | "this"
+                | "we"
+                | "they"
+                | "he"
+                | "she"
+                | "not"
+                | "no"
+                | "don't"
+                | "is"
+                | "are"
+                | "was"
+                | "do"
+                | "does"
+                | "have"
+                | "has"
+                | "think"
+                | "guess"
+                | "maybe"
+        )
+    };
+    let preposition = w.first().is_some_and(|x| {
+        matches!(
+            x.as_str(),
+            "for"
+                | "in"
+                | "on"
+                | "at"
+                | "since"
+                | "about"
+                | "with"
+                | "to"
+                | "from"
+                | "every"
+                | "like"
+        )
+    });
+    !w.is_empty() && w.len() <= MAX_PHRASE_WORDS && !w.iter().any(pronoun) && !preposition
+}
+
+/// The words of `question` after `prefix` (matched case-insensitively on whole words).
+fn after<'q>(question: &'q str, prefix: &str) -> Option<&'q str> {
+    let lower = question.to_lowercase();
+    if lower.starts_with(&format!("{prefix} ")) {
+        Some(question[prefix.len() + 1..].trim())
+    } else {
+        None
+    }
+}
+
+/// The question's object with "any"/"ever" dropped ("any pets" → "pets").
+fn object(rest: &str) -> Option<String> {
+    let mut w: Vec<&str> = rest.split_whitespace().collect();
+    while w
+        .first()
+        .is_some_and(|x| matches!(bare(x).as_str(), "any" | "ever" | "a" | "an" | "some"))
+    {
+        w.remove(0);
+    }
+    let o = w.join(" ");
+    let o = o.trim_end_matches([',', '.']).to_string();
+    let bad = tokens(&o)
+        .iter()
+        .any(|x| matches!(x.as_str(), "you" | "your" | "yourself" | "i" | "me" | "my"));
+    (!o.is_empty() && !bad).then_some(o)
+}
+
+/// What the user's `reply` to `question` says about them, as a first-person clause.
+pub fn as_clause(question: &str, reply: &str) -> Option<String> {
+    let phrase = first_sentence(reply);
+    let phrase = phrase.trim_end_matches(['.', '!', ',']).trim();
+    // "What's your favorite color?" + "Blue!"
+    for p in [
+        "what's your favorite",
+        "what is your favorite",
+        "what's your favourite",
+        "what is your favourite",
+    ] {
+        if let Some(rest) = after(question, p) {
+            let what = object(rest)?;
+            let answer = phrase.strip_prefix("My favorite ").unwrap_or(phrase);
+            return (noun_phrase(answer) && !tokens(&what).iter().any(|w| w == "thing"))
+                .then(|| format!("my favorite {what} is {answer}"));
+        }
+    }
+    if let Some(rest) = after(question, "where do you live") {
+        let _ = rest;
+        return noun_phrase(phrase).then(|| format!("I live in {phrase}"));
+    }
+    if after(question, "where are you from").is_some()
+        || question.eq_ignore_ascii_case("where are you from")
+    {
+        return noun_phrase(phrase).then(|| format!("I'm from {phrase}"));
+    }
+    if question.eq_ignore_ascii_case("how old are you") {
+        let n = phrase.split_whitespace().next()?;
+        return n
+            .chars()
+            .all(|c| c.is_ascii_digit())
+            .then(|| format!("I'm {n} years old"));
+    }
+    let yes = after_yes(reply)?;
+    // A yes with more than a noun phrase after it says "I …" itself: the clause rules read it.
+    let detail = match yes.as_str() {
+        "" => None,
+        d if noun_phrase(d) => Some(d),
+        _ => return None,
+    };
+    if let Some(rest) = after(question, "do you have") {
+        let what = detail.map(str::to_string).or_else(|| object(rest))?;
+        return Some(format!("I have {what}"));
+    }
+    if let Some(rest) = after(question, "are you") {
+        let what = object(rest)?;
+        let article = rest.split_whitespace().next().map(bare);
+        let a = match article.as_deref() {
+            Some("a") => "a ",
+            Some("an") => "an ",
+            _ => "",
+        };
+        return Some(format!("I'm {a}{what}"));
+    }
+    if let Some(rest) = after(question, "have you ever") {
+        return object(rest).map(|o| format!("I have {o}"));
+    }
+    if let Some(rest) = after(question, "do you") {
+        let mut w = rest.splitn(2, ' ');
+        let verb = bare(w.next()?);
+        if !LIKE_VERBS.contains(&verb.as_str()) {
+            return None;
+        }
+        let what = detail.map(str::to_string).or_else(|| object(w.next()?))?;
+        return Some(format!("I {verb} {what}"));
+    }
+    None
+}
+
+/// What a dangling "it"/"them"/"that" in a reply to `question` points at: the question's object
+/// ("Have you tried pottery?" → "pottery").
+pub fn referent(question: &str) -> Option<String> {
+    for p in [
+        "have you ever tried",
+        "have you tried",
+        "have you ever been to",
+        "have you been to",
+        "have you ever seen",
+        "have you seen",
+        "have you read",
+        "have you heard of",
+        "have you ever heard of",
+        "do you like",
+        "do you enjoy",
+        "do you play",
+        "do you watch",
+        "do you know",
+        "did you like",
+        "did you enjoy",
+        "what about",
+        "how about",
+    ] {
+        if let Some(rest) = after(question, p) {
+            return object(rest);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_become_first_person_clauses() {
+        for (q, a, want) in [
+            (
+                "Do you have pets?",
+                "Yes, two dogs",
+                Some("I have two dogs"),
+            ),
+            ("Do you have any pets?", "Yes, I do.", Some("I have pets")),
+            ("Do you have any pets?", "No, not really.", None),
+            (
+                "Do you have pets?",
+                "Yes, I love animals and I have a cat",
+                None,
+            ),
+            (
+                "What's your favorite color?",
+                "Blue!",
+                Some("my favorite color is Blue"),
+            ),
+            ("What is your favorite thing to do?", "Reading", None),
+            ("Are you a teacher?", "Yes", Some("I'm a teacher")),
+            ("Do you play chess?", "Yep!", Some("I play chess")),
+            ("Do you think so?", "Yes", None),
+            ("Where are you from?", "Ohio", Some("I'm from Ohio")),
+            ("How old are you?", "34", Some("I'm 34 years old")),
+            (
+                "Have you ever been to Japan?",
+                "Yes!",
+                Some("I have been to Japan"),
+            ),
+            ("Do you like your job?", "Yes", None),
+        ] {
+            let got = last_question(q).and_then(|q| as_clause(&q, a));
+            assert_eq!(got.as_deref(), want, "{q} / {a}");
+        }
+    }
+
+    #[test]
+    fn the_last_question_and_its_object() {
+        assert_eq!(
+            last_question("That's cool. So, have you tried pottery?").as_deref(),
+            Some("have you tried pottery")
+        );
+        assert_eq!(last_question("Nice to meet you."), None);
+        assert_eq!(
+            referent("have you tried pottery").as_deref(),
+            Some("pottery")
+        );
+        assert_eq!(referent("what do you do"), None);
+    }
+}

@@ -1,0 +1,114 @@
+//! The one rule for "the same fact", used by consolidation (duplicates, overlaps) and the store
+//! (a fact that is already there): the same words up to case and spacing, a cosine at or above
+//! [`SAME_COSINE`], or content words that mostly coincide; and how two facts' content words
+//! overlap when they are not the same.
+
+use std::collections::HashSet;
+
+use crate::words::content_words;
+
+/// Content-word overlap (Jaccard) at which two facts are the same fact.
+pub const SAME_JACCARD: f32 = 0.8;
+/// Cosine at which two facts are the same fact.
+pub const SAME_COSINE: f32 = 0.92;
+
+/// The key two facts are compared by for "the same words": case- and space-insensitive.
+pub fn key(text: &str) -> String {
+    text.split_whitespace()
+        .map(|w| w.to_lowercase())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn word_set(text: &str) -> HashSet<String> {
+    content_words(text).into_iter().collect()
+}
+
+/// Whether `a` and `b` say the same (`cosine`, when known, of their embeddings).
+pub fn same(a: &str, b: &str, cosine: Option<f32>) -> bool {
+    if key(a) == key(b) || cosine.is_some_and(|c| c >= SAME_COSINE) {
+        return true;
+    }
+    let (x, y) = (word_set(a), word_set(b));
+    if x.is_empty() || y.is_empty() {
+        return false;
+    }
+    let inter = x.intersection(&y).count() as f32;
+    let union = x.union(&y).count() as f32;
+    inter / union >= SAME_JACCARD
+}
+
+/// How the content words of a new fact relate to a known one's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlap {
+    /// The new fact says nothing the known one does not (its words are a subset).
+    SaysLess,
+    /// The new fact says all the known one does, and more.
+    SaysMore,
+    /// Neither holds the other (or one has no content words).
+    Apart,
+}
+
+/// How `new` overlaps `known`.
+pub fn overlap(new: &str, known: &str) -> Overlap {
+    let (n, k) = (word_set(new), word_set(known));
+    if n.is_empty() || k.is_empty() {
+        Overlap::Apart
+    } else if n.is_subset(&k) {
+        Overlap::SaysLess
+    } else if k.is_subset(&n) {
+        Overlap::SaysMore
+    } else {
+        Overlap::Apart
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_fact_table() {
+        for (a, b, cos, want) in [
+            ("User prefers tea", "user prefers  TEA", None, true),
+            (
+                "User prefers green tea",
+                "User prefers tea, green",
+                None,
+                true,
+            ),
+            ("User prefers tea", "User prefers coffee", None, false),
+            ("a", "b", Some(0.95), true),
+            ("a", "b", Some(0.5), false),
+            (
+                "debugged a  flaky USB upload test",
+                "Debugged a flaky USB upload test",
+                None,
+                true,
+            ),
+            (
+                "Debugged a USB upload test",
+                "Debugged a flaky USB upload test",
+                None,
+                true,
+            ),
+            ("User has two dogs", "User has two cats", None, false),
+        ] {
+            assert_eq!(same(a, b, cos), want, "{a} ~ {b}");
+        }
+    }
+
+    #[test]
+    fn overlaps() {
+        assert_eq!(
+            overlap("User has a dog", "User has a dog named Rex"),
+            Overlap::SaysLess
+        );
+        assert_eq!(
+            overlap("User has a dog named Rex", "User has a dog"),
+            Overlap::SaysMore
+        );
+        assert_eq!(overlap("User has a cat", "User has a dog"), Overlap::Apart);
+        assert_eq!(overlap("", "User has a dog"), Overlap::Apart);
+    }
+}

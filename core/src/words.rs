@@ -1,0 +1,159 @@
+//! The one word model of core, for recall and consolidation alike: how text splits into words,
+//! which words say something (content words, with a light plural stemmer), and when two words
+//! are the same word.
+
+/// Words too common to say what a fact is about.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
+    "at", "be", "been", "before", "being", "but", "by", "can", "could", "did", "do", "does",
+    "doing", "don't", "for", "from", "had", "has", "have", "having", "he", "her", "here", "him",
+    "his", "how", "i", "i'm", "if", "in", "into", "is", "it", "it's", "its", "just", "let", "me",
+    "mine", "more", "most", "my", "myself", "no", "not", "now", "of", "on", "once", "only", "or",
+    "other", "our", "out", "over", "please", "same", "she", "should", "so", "some", "such", "tell",
+    "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those",
+    "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what",
+    "what's", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would",
+    "yes", "you", "your", "yours", "know", "remember", "think", "thing", "things", "really",
+    "well", "get", "got", "okay", "ok", "hi", "hello", "thanks", "thank", "user", "way", "lot",
+    "today", "one", "make", "go", "going", "say", "said", "see",
+];
+
+/// Lower-cased words of `text`, apostrophes kept inside a word ("i'm", "user's"), typographic
+/// apostrophes made plain.
+pub fn tokens(text: &str) -> Vec<String> {
+    text.replace('\u{2019}', "'")
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .map(|w| w.trim_matches('\'').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// One whitespace-separated word lower-cased, without the punctuation around it (apostrophes
+/// kept, typographic ones made plain).
+pub fn bare(word: &str) -> String {
+    word.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
+        .to_lowercase()
+        .replace('\u{2019}', "'")
+}
+
+/// Two words are the same word when they share this many leading characters ("adopted",
+/// "adopt"), or when the shorter one (4+ characters) starts the longer ("walk", "walked").
+pub const SAME_ROOT_CHARS: usize = 5;
+
+/// Whether two (lower-cased) words are the same word (see [`SAME_ROOT_CHARS`]).
+pub fn same_root(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let common = short
+        .chars()
+        .zip(long.chars())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let short_len = short.chars().count();
+    common >= SAME_ROOT_CHARS || (short_len >= 4 && common == short_len)
+}
+
+/// Whether `w` is the same word as one of `pool`.
+pub fn occurs_in(w: &str, pool: &[String]) -> bool {
+    pool.iter().any(|p| same_root(w, p))
+}
+
+fn is_stop_word(w: &str) -> bool {
+    static SET: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    SET.get_or_init(|| STOP_WORDS.iter().copied().collect())
+        .contains(w)
+}
+
+/// Whether the light stemmer is applied (decided by the recall evaluation; see README).
+pub const STEM: bool = true;
+
+/// The content words of `text`, in order, with repeats.
+pub fn content_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for raw in text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '+' || c == '#')) {
+        let w = raw.trim_matches('\'');
+        if w.is_empty() {
+            continue;
+        }
+        let lower = w.to_lowercase();
+        if lower.chars().count() < 2 && !lower.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        if is_stop_word(&lower) {
+            continue;
+        }
+        let lower = lower
+            .strip_suffix("'s")
+            .map(str::to_string)
+            .unwrap_or(lower);
+        out.push(if STEM { stem(&lower) } else { lower });
+    }
+    out
+}
+
+/// A light English plural stemmer (S-stemmer): "libraries" → "library", "tools" → "tool".
+pub fn stem(word: &str) -> String {
+    let n = word.len();
+    if n > 4 && word.ends_with("ies") && !word.ends_with("eies") && !word.ends_with("aies") {
+        return format!("{}y", &word[..n - 3]);
+    }
+    if n > 3
+        && word.ends_with("es")
+        && !word.ends_with("aes")
+        && !word.ends_with("ees")
+        && !word.ends_with("oes")
+    {
+        let base = &word[..n - 2];
+        if base.ends_with("ss")
+            || base.ends_with("sh")
+            || base.ends_with("ch")
+            || base.ends_with('x')
+        {
+            return base.to_string();
+        }
+        return word[..n - 1].to_string();
+    }
+    if n > 3
+        && word.ends_with('s')
+        && !word.ends_with("ss")
+        && !word.ends_with("us")
+        && !word.ends_with("is")
+    {
+        return word[..n - 1].to_string();
+    }
+    word.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_word_table() {
+        for (a, b, same) in [
+            ("adopted", "adopt", true),
+            ("walk", "walked", true),
+            ("walks", "walk", true),
+            ("dogs", "dog", false), // plural stemming is content_words' job
+            ("cat", "catalog", false),
+            ("bake", "baking", false),
+            ("knitting", "knit", true),
+            ("pottery", "potter", true),
+        ] {
+            assert_eq!(same_root(a, b), same, "{a} ~ {b}");
+        }
+    }
+
+    #[test]
+    fn tokens_and_bare_words() {
+        assert_eq!(
+            tokens("I\u{2019}m Dana, User's friend!"),
+            ["i'm", "dana", "user's", "friend"]
+        );
+        assert_eq!(bare("(I\u{2019}m,"), "i'm");
+        assert_eq!(content_words("My dogs' names"), ["dog", "name"]);
+    }
+}
