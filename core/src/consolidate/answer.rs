@@ -133,12 +133,15 @@ fn noun_phrase(s: &str) -> bool {
         matches!(
             x.as_str(),
             "i" | "i'm"
+                | "that's"
+                | "it's"
+                | "there's"
+                | "what's"
                 | "me"
                 | "my"
                 | "you"
                 | "your"
                 | "it"
-                | "it's"
                 | "that"
                 | "this"
                 | "we"

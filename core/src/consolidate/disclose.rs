@@ -87,8 +87,12 @@ const NOT_A_DISCLOSURE: &[&str] = &[
     "i'm happy to",
     "i'm excited",
     "i'm so excited",
-    "i'm looking forward",
-    "i look forward",
+    "i'm up for",
+    "i'm looking for",
+    "i'm happy",
+    "i'm lucky",
+    "i'm impressed",
+    "i'm jealous",
     "i'm watching",
     "i'm making",
     "i'm eating",
@@ -150,7 +154,6 @@ const NOT_A_DISCLOSURE: &[&str] = &[
     "i'm curious",
     "i'm trying",
     "i'm asking",
-    "i'm going to",
     "i'll",
     "i'm sorry",
     "i know",
@@ -202,11 +205,37 @@ const NOT_FACTUAL: &[&str] = &[
     "let's say",
     "thanks",
     "thank you",
-    "right now",
     "today",
     "tonight",
-    "at the moment",
 ];
+
+/// Times that make "I'm going to …" a plan.
+const FUTURE: &[&str] = &[
+    "next",
+    "tomorrow",
+    "summer",
+    "winter",
+    "spring",
+    "fall",
+    "autumn",
+    "january",
+    "february",
+    "march",
+    "april",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "weekend",
+    "year",
+    "month",
+];
+
+/// Phrases of the moment cut from a clause ("I'm in high school right now").
+const NOW: &[&str] = &[" right now", " at the moment", " these days"];
 
 /// Filler a clause may open with; skipped before the opening is checked.
 const FILLER: &[&str] = &[
@@ -231,9 +260,11 @@ const SPLIT_WORDS: &[&str] = &[
 pub fn disclosures(said: &[Said]) -> Vec<Disclosure> {
     let mut out: Vec<Disclosure> = Vec::new();
     let mut question: Option<(String, &str)> = None;
+    let mut heard: Option<(&str, &str)> = None;
     for s in said {
         if s.msg.role == "assistant" {
             question = answer::last_question(&s.msg.content).map(|q| (q, s.session));
+            heard = Some((s.msg.content.as_str(), s.session));
             continue;
         }
         if !s.msg.is_typed_by_user() {
@@ -243,6 +274,10 @@ pub fn disclosures(said: &[Said]) -> Vec<Disclosure> {
             .take()
             .filter(|(_, session)| *session == s.session)
             .map(|(q, _)| q);
+        let heard = heard
+            .take()
+            .filter(|(_, session)| *session == s.session)
+            .map(|(h, _)| h);
         let text = strip_recalled(&s.msg.content);
         if is_meta(&text) {
             continue;
@@ -272,6 +307,9 @@ pub fn disclosures(said: &[Said]) -> Vec<Disclosure> {
             };
             let resolved = resolve_pointing(&c, asked.as_deref(), before.as_deref());
             before = Some(clause.clone());
+            if heard.is_some_and(|h| echoes(&c, h)) {
+                continue;
+            }
             if let Some(r) = resolved {
                 push(r, clause);
             }
@@ -279,6 +317,29 @@ pub fn disclosures(said: &[Said]) -> Vec<Disclosure> {
     }
     let skip = out.len().saturating_sub(MAX_DISCLOSURES);
     out.split_off(skip)
+}
+
+/// Whether `clause` only agrees with what the assistant just said ("I love dogs too" after "I
+/// have two dogs"): it ends in "too" or "as well" or opens "I also …", and half its words are
+/// the assistant's.
+fn echoes(clause: &str, heard: &str) -> bool {
+    let lower: Vec<String> = clause.split_whitespace().map(bare).collect();
+    let agrees = matches!(lower.last().map(String::as_str), Some("too"))
+        || lower.ends_with(&["as".to_string(), "well".to_string()])
+        || lower.iter().take(3).any(|w| w == "also");
+    if !agrees {
+        return false;
+    }
+    let mut mine = content_words(clause);
+    mine.retain(|w| {
+        !FIRST_PERSON.contains(&w.as_str()) && !INTENSIFIERS.contains(&w.as_str()) && w != "too"
+    });
+    let theirs = content_words(heard);
+    let shared = mine
+        .iter()
+        .filter(|w| crate::words::occurs_in(w, &theirs))
+        .count();
+    !mine.is_empty() && shared * 2 >= mine.len()
 }
 
 /// The first sentence of `text`, at most 300 characters.
@@ -325,7 +386,12 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
             && !INTENSIFIERS.contains(&w.as_str())
             && !ADVERBS.contains(&w.as_str())
     });
-    if !before_words.is_empty() {
+    // "… to be able to do that (too)": a pronoun that ends the clause is its object, whatever
+    // came before.
+    let ends = words[at + 1..]
+        .iter()
+        .all(|w| TRAILING.contains(&bare(w).as_str()));
+    if !before_words.is_empty() && !ends {
         return Some(clause.to_string());
     }
     let p = bare(words[at]);
@@ -360,6 +426,13 @@ fn last_name(text: &str) -> Option<String> {
 
 /// `clause` trimmed of filler, when it is a disclosure.
 fn disclosure(clause: &str) -> Option<String> {
+    let mut clause = clause.to_string();
+    for n in NOW {
+        if let Some(i) = clause.to_lowercase().find(n) {
+            clause.replace_range(i..i + n.len(), "");
+        }
+    }
+    let clause = clause.as_str();
     let words: Vec<&str> = clause.split_whitespace().collect();
     let start = words
         .iter()
@@ -387,9 +460,29 @@ fn disclosure(clause: &str) -> Option<String> {
         return None;
     }
     let joined = format!(" {} ", lower.join(" "));
-    if NOT_A_DISCLOSURE
+    // Openings are matched with degree words and adverbs left out ("I'm really excited").
+    let plain: Vec<&str> = lower
         .iter()
-        .any(|p| joined.starts_with(&format!(" {p} ")))
+        .map(String::as_str)
+        .filter(|w| !INTENSIFIERS.contains(w) && !ADVERBS.contains(w) && *w != "so")
+        .collect();
+    let opening = format!(" {} ", plain.join(" "));
+    // "I'm going to see the Stones next month" is a plan; "I'm going to go to bed" is not.
+    let planned = [
+        " i'm going to ",
+        " im going to ",
+        " i'm planning ",
+        " i plan ",
+    ]
+    .iter()
+    .any(|p| opening.starts_with(p));
+    if planned && !FUTURE.iter().any(|f| joined.contains(&format!(" {f} "))) {
+        return None;
+    }
+    if (!planned
+        && NOT_A_DISCLOSURE
+            .iter()
+            .any(|p| opening.starts_with(&format!(" {p} "))))
         || NOT_FACTUAL
             .iter()
             .any(|p| joined.contains(&format!(" {p} ")))
@@ -402,6 +495,16 @@ fn disclosure(clause: &str) -> Option<String> {
     content
         .retain(|w| !INTENSIFIERS.contains(&w.as_str()) && !w.chars().any(|c| c.is_ascii_digit()));
     if content.is_empty() || content.iter().all(|w| PASSING.contains(&w.as_str())) {
+        return None;
+    }
+    // "I learned a lot": the verb alone says nothing that lasts.
+    let verb = plain.iter().find(|w| !FIRST_PERSON.contains(*w));
+    let points = lower.iter().any(|w| POINTING.contains(&w.as_str()));
+    if content.len() == 1
+        && !points
+        && verb.is_some_and(|v| content_words(v).first() == Some(&content[0]))
+        && !matches!(plain.first(), Some(&("i'm" | "im")))
+    {
         return None;
     }
     let text = words.join(" ");
@@ -513,6 +616,13 @@ const POINTING: &[&str] = &[
     "it", "that", "this", "them", "those", "these", "there", "him", "her", "his", "hers",
 ];
 
+/// Words that may follow a clause's last object ("I love it so much", "I'd do that again").
+const TRAILING: &[&str] = &[
+    "too", "again", "sometime", "more", "lot", "so", "much", "as", "well", "anyway", "now",
+    "someday", "once", "a", "bit", "all", "the", "time", "every", "day", "out", "up", "though",
+    "also", "already", "yet", "lol", "haha",
+];
+
 /// Second-person words: a clause that holds one is addressed to the assistant.
 const SECOND_PERSON: &[&str] = &[
     "you", "your", "you're", "yours", "yourself", "you've", "you'll", "you'd", "u", "ur",
@@ -572,9 +682,15 @@ fn clauses(text: &str) -> Vec<String> {
     sentences.push((cur, false));
     let mut out = Vec::new();
     for (s, question) in sentences {
-        if question {
-            continue;
-        }
+        // "I'm George, what's your name?": the statement before the question is kept.
+        let s = if question {
+            match s.rfind(',') {
+                Some(i) => s[..i].to_string(),
+                None => continue,
+            }
+        } else {
+            s
+        };
         let mut s = format!(" {s} ");
         for w in SPLIT_WORDS {
             s = s.replace(w, " | ");
@@ -606,7 +722,12 @@ fn joined_lists(text: &str) -> Vec<String> {
         if p.is_empty() {
             continue;
         }
-        let joins = starts_list(p) || pieces.get(i + 1).is_some_and(|n| starts_list(n));
+        let own_subject = p
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| AND_OPENINGS.contains(&bare(w).as_str()));
+        let joins =
+            !own_subject && (starts_list(p) || pieces.get(i + 1).is_some_and(|n| starts_list(n)));
         match out.last_mut() {
             Some(last) if joins && i > 0 => {
                 last.push_str(", ");
