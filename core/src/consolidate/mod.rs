@@ -29,7 +29,7 @@ use self::model::Model;
 use self::neighbours::Existing;
 use self::plan::{Candidate, Planned};
 use crate::engine::{Embedder, EngineError};
-use crate::record::{Kind, Record};
+use crate::record::{Evidence, Kind, Record};
 use crate::same_fact::{self, Overlap};
 use crate::session::{self, Session};
 use crate::settings::Mode;
@@ -231,8 +231,10 @@ pub fn run<'g>(
     Ok(report)
 }
 
-/// Extract: the candidate facts of the gathered text. The clauses answers were built from join
-/// the user's text the guards ground facts in (answering "Do you have pets?" with "yes" says so).
+/// Extract: the candidate facts of the gathered text. The clauses (answers built with their
+/// question, relative times as dates) join the user's text the guards ground facts in:
+/// answering "Do you have pets?" with "yes" says so, and "last weekend" said on 30 November
+/// means November 2026.
 fn extract(
     extraction: Extraction,
     g: &mut Gathered,
@@ -254,8 +256,12 @@ fn extract(
     }
     let disclosures = disclose::disclosures(&g.said);
     for d in &disclosures {
-        g.user_text.push_str(&d.clause);
-        g.user_text.push('\n');
+        // The clause as the fact will say it: its relative times as dates.
+        let dated = d.ts.map(|ts| dates::absolute(&d.clause, ts));
+        for t in std::iter::once(&d.clause).chain(dated.as_ref()) {
+            g.user_text.push_str(t);
+            g.user_text.push('\n');
+        }
     }
     rewritten(disclosures, extraction == Extraction::Rewrite, model)
 }
@@ -282,11 +288,18 @@ fn decide_all(
             consider(&f.candidate, &existing, cx, &changes, model),
             &changes,
         );
-        let sessions = match &f.from {
-            Some(d) => vec![d.session.clone()],
-            None => sessions.to_vec(),
+        let (sessions, evidence) = match &f.from {
+            Some(d) => (
+                vec![d.session.clone()],
+                vec![Evidence::new(&d.session, d.line, &d.quote)],
+            ),
+            None => (sessions.to_vec(), Vec::new()),
         };
-        changes.push(Change { planned, sessions });
+        changes.push(Change {
+            planned,
+            sessions,
+            evidence,
+        });
     }
     changes
 }
@@ -328,6 +341,7 @@ fn summarise_due(
                     importance: EPISODIC_IMPORTANCE,
                 },
                 sessions: vec![s.id.clone()],
+                evidence: Vec::new(),
             });
         }
         summarised.push(s.id.clone());

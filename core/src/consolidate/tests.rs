@@ -597,3 +597,49 @@ fn one_pass_proposes_one_change_to_a_fact() {
         "{r:?}"
     );
 }
+
+#[test]
+fn a_fact_keeps_the_users_words_and_its_relative_time_becomes_a_date() {
+    let f = fixture();
+    let lines = [
+        r#"{"ts": "2026-11-30T09:00:00Z", "role": "assistant", "content": "Hi! Do you have pets?"}"#,
+        r#"{"ts": "2026-11-30T09:01:00Z", "role": "user", "content": "Yes, two dogs"}"#,
+        r#"{"ts": "2026-11-30T09:02:00Z", "role": "user", "content": "I adopted a cat last weekend and I am Dana."}"#,
+    ];
+    std::fs::write(
+        f.dir.path().join("sessions").join("s1.jsonl"),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    let (r, _) = f.run_with(Extraction::Rule, "", "", "", now());
+    let added: Vec<&str> = r.added.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(
+        added,
+        [
+            "User has two dogs",
+            "User adopted a cat in November 2026",
+            "User's name is Dana"
+        ],
+        "{r:?}"
+    );
+    let snap = f.store.read().unwrap();
+    let dogs = snap
+        .records
+        .iter()
+        .find(|r| r.text == "User has two dogs")
+        .unwrap();
+    let e = &dogs.provenance.evidence;
+    assert_eq!(e.len(), 1);
+    assert_eq!((e[0].session.as_str(), e[0].line), ("s1", 2));
+    assert_eq!(e[0].quote, "Do you have pets? Yes, two dogs");
+    let cat = snap
+        .records
+        .iter()
+        .find(|r| r.text.contains("cat"))
+        .unwrap();
+    assert_eq!(
+        cat.provenance.evidence[0].quote,
+        "I adopted a cat last weekend"
+    );
+    assert_eq!(cat.provenance.evidence[0].line, 3);
+}
