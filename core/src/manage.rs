@@ -408,6 +408,8 @@ pub fn accept(ctx: &Ctx, id: &str) -> Result<Committed<(Correction, Option<Recor
                 rec.text = new_text;
                 rec.updated_at = ctx.now;
                 rec.provenance.via = Some(format!("correction {}", correction.id));
+                // The user's words the proposal came from now back the fact.
+                rec.provenance.add_evidence(&correction.provenance.evidence);
                 Some(rec.clone())
             }
             _ => {

@@ -13,6 +13,10 @@ pub const SYNTH_IMPORTANCE_CAP: f32 = 0.85;
 pub const DEFAULT_IMPORTANCE: f32 = 0.8;
 /// Importance given to facts imported from the legacy `chat-memory.md`.
 pub const IMPORT_IMPORTANCE: f32 = 0.7;
+/// A record keeps at most this many evidence quotes, the newest.
+pub const MAX_EVIDENCE: usize = 4;
+/// An evidence quote is at most this many characters.
+pub const MAX_QUOTE_CHARS: usize = 300;
 
 /// What a record is: a standing fact, or a one-line summary of something that happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -70,6 +74,58 @@ pub struct Provenance {
     /// Who or what typed it: "cli", "api", "chat-memory.md", "correction <id>", "restore".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
+    /// The user's own words a synthesized fact was rewritten from, oldest first, at most
+    /// [`MAX_EVIDENCE`]; kept across the pass's updates, so a user can see why it is believed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Evidence>,
+}
+
+/// One clause the user typed that a fact came from, and where it is in the session logs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The session id: the log is `sessions/<session>.jsonl`.
+    pub session: String,
+    /// The 1-based line number of the message in that log.
+    pub line: usize,
+    /// The user's clause, at most [`MAX_QUOTE_CHARS`] characters.
+    pub quote: String,
+}
+
+impl Evidence {
+    /// Evidence of `quote` at `line` of `session`; a longer quote is cut to
+    /// [`MAX_QUOTE_CHARS`], its last character an ellipsis.
+    pub fn new(session: &str, line: usize, quote: &str) -> Evidence {
+        let quote = if quote.chars().count() > MAX_QUOTE_CHARS {
+            let mut cut: String = quote.chars().take(MAX_QUOTE_CHARS - 1).collect();
+            cut.push('…');
+            cut
+        } else {
+            quote.to_string()
+        };
+        Evidence {
+            session: session.into(),
+            line,
+            quote,
+        }
+    }
+
+    /// Whether `other` is the same evidence: the same place in a log, or the same words.
+    fn same_as(&self, other: &Evidence) -> bool {
+        (self.session == other.session && self.line == other.line) || self.quote == other.quote
+    }
+}
+
+impl Provenance {
+    /// Append `newer` to the evidence kept: an entry already there moves to the end as the newer
+    /// one, and only the newest [`MAX_EVIDENCE`] are kept.
+    pub fn add_evidence(&mut self, newer: &[Evidence]) {
+        for e in newer {
+            self.evidence.retain(|old| !old.same_as(e));
+            self.evidence.push(e.clone());
+        }
+        let over = self.evidence.len().saturating_sub(MAX_EVIDENCE);
+        self.evidence.drain(..over);
+    }
 }
 
 /// One remembered fact: one JSON object a line in `memory.jsonl`.
@@ -186,6 +242,62 @@ mod tests {
         let back = serde_json::to_string(&rec).unwrap();
         let again: Record = serde_json::from_str(&back).unwrap();
         assert_eq!(rec, again);
+    }
+
+    #[test]
+    fn a_record_with_evidence_is_rewritten_byte_for_byte() {
+        let line = r#"{"id":"a07b55d1","text":"User adopted a beagle named Biscuit","kind":"semantic","source":"synth","importance":0.65,"created_at":"2026-11-02T13:00:00Z","updated_at":"2026-11-03T09:00:00Z","last_recalled_at":null,"recall_count":0,"provenance":{"sessions":["chat-2026-11-03"],"pass":"p0012345","evidence":[{"session":"chat-2026-11-02","line":3,"quote":"I adopted a beagle named Biscuit"},{"session":"chat-2026-11-03","line":1,"quote":"Biscuit is a \"he\", by the way\u0007"}]}}"#;
+        let rec: Record = serde_json::from_str(line).unwrap();
+        assert_eq!(
+            rec.provenance.evidence[0],
+            Evidence {
+                session: "chat-2026-11-02".into(),
+                line: 3,
+                quote: "I adopted a beagle named Biscuit".into(),
+            }
+        );
+        assert_eq!(
+            rec.provenance.evidence[1].quote,
+            "Biscuit is a \"he\", by the way\u{7}"
+        );
+        assert_eq!(serde_json::to_string(&rec).unwrap(), line);
+        // No evidence, no key: files written before it existed come back as they were.
+        let mut bare = rec.clone();
+        bare.provenance.evidence.clear();
+        assert!(!serde_json::to_string(&bare).unwrap().contains("evidence"));
+    }
+
+    #[test]
+    fn evidence_is_merged_without_duplicates_and_capped_at_the_newest() {
+        let e = |line: usize, quote: &str| Evidence::new("s1", line, quote);
+        let mut p = Provenance::default();
+        p.add_evidence(&[e(1, "I have a cat"), e(2, "my cat is called Tom")]);
+        // The same place or the same words again: one entry, moved to the newest end.
+        p.add_evidence(&[
+            e(1, "I have a cat"),
+            Evidence::new("s2", 7, "my cat is called Tom"),
+        ]);
+        assert_eq!(
+            p.evidence,
+            vec![
+                e(1, "I have a cat"),
+                Evidence::new("s2", 7, "my cat is called Tom")
+            ]
+        );
+        p.add_evidence(&[e(3, "three"), e(4, "four"), e(5, "five")]);
+        assert_eq!(p.evidence.len(), MAX_EVIDENCE);
+        let quotes: Vec<&str> = p.evidence.iter().map(|e| e.quote.as_str()).collect();
+        assert_eq!(quotes, ["my cat is called Tom", "three", "four", "five"]);
+    }
+
+    #[test]
+    fn a_long_quote_is_cut_to_the_cap() {
+        let long = "é".repeat(MAX_QUOTE_CHARS + 50);
+        let q = Evidence::new("s1", 1, &long).quote;
+        assert_eq!(q.chars().count(), MAX_QUOTE_CHARS);
+        assert!(q.ends_with('…'));
+        let exact = "a".repeat(MAX_QUOTE_CHARS);
+        assert_eq!(Evidence::new("s1", 1, &exact).quote, exact);
     }
 
     #[test]

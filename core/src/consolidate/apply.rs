@@ -8,16 +8,19 @@ use super::plan::Planned;
 use super::prune;
 use super::report::{Report, Skipped, Touched};
 use crate::id::new_id;
-use crate::record::{Kind, MAX_RECORDS, Provenance, Record, Source};
+use crate::record::{Evidence, Kind, MAX_RECORDS, Provenance, Record, Source};
 use crate::store::Snapshot;
 use crate::store::archive::ArchiveReason;
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
 use crate::text::fact_key;
 
-/// One planned change, with the sessions it came from.
+/// One planned change, with the sessions it came from and the user's words it was written from.
 pub(super) struct Change {
     pub(super) planned: Planned,
     pub(super) sessions: Vec<String>,
+    /// The user's clauses the fact came from, oldest first: the new record's evidence on ADD,
+    /// added to the target's on UPDATE, the correction's on a proposal.
+    pub(super) evidence: Vec<Evidence>,
 }
 
 /// Apply planned changes to the store as it is now.
@@ -30,10 +33,14 @@ pub(super) fn apply(
     report: &mut Report,
 ) {
     let now = pass.now;
-    let provenance = |sessions: &[String]| Provenance {
-        sessions: sessions.to_vec(),
-        pass: Some(pass.pass_id.clone()),
-        via: None,
+    let provenance = |sessions: &[String], evidence: &[Evidence]| {
+        let mut p = Provenance {
+            sessions: sessions.to_vec(),
+            pass: Some(pass.pass_id.clone()),
+            ..Provenance::default()
+        };
+        p.add_evidence(evidence);
+        p
     };
     for ch in changes {
         match ch.planned {
@@ -68,7 +75,7 @@ pub(super) fn apply(
                     updated_at: now,
                     last_recalled_at: None,
                     recall_count: 0,
-                    provenance: provenance(&ch.sessions),
+                    provenance: provenance(&ch.sessions, &ch.evidence),
                 };
                 let touched = Touched::of(&record);
                 if kind == Kind::Episodic {
@@ -95,7 +102,10 @@ pub(super) fn apply(
                 let r = &mut snap.records[i];
                 r.text = text;
                 r.updated_at = now;
-                r.provenance = provenance(&ch.sessions);
+                // The words it was first written from still back it: evidence is kept.
+                let kept = std::mem::take(&mut r.provenance.evidence);
+                r.provenance = provenance(&ch.sessions, &kept);
+                r.provenance.add_evidence(&ch.evidence);
                 report.updated.push(Touched::of(r));
             }
             Planned::Delete { target } => {
@@ -142,7 +152,7 @@ pub(super) fn apply(
                     confidence,
                     status: CorrectionStatus::Pending,
                     created_at: now,
-                    provenance: provenance(&ch.sessions),
+                    provenance: provenance(&ch.sessions, &ch.evidence),
                 });
                 report.proposed.push(Touched { id, text: shown });
             }
@@ -166,5 +176,164 @@ pub(super) fn apply(
             .entry(id.clone())
             .or_default()
             .summarised_at = Some(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{DateTime, Utc};
+
+    use crate::consolidate::{Extraction, Status};
+    use crate::record::MAX_EVIDENCE;
+    use crate::settings::Mode;
+    use crate::store::Store;
+
+    fn at(hour: u32) -> DateTime<Utc> {
+        format!("2026-11-02T{hour:02}:00:00Z").parse().unwrap()
+    }
+
+    fn said(line: usize, quote: &str) -> Evidence {
+        Evidence::new("chat-2026-11-02", line, quote)
+    }
+
+    /// `changes` applied to `snap` by a pass at `hour`.
+    fn run(snap: &mut Snapshot, hour: u32, changes: Vec<Change>) -> Report {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path(), "chat", "test");
+        let pass = Pass {
+            store: &store,
+            sessions_dir: dir.path().join("sessions"),
+            mode: Mode::Log,
+            now: at(hour),
+            pass_id: format!("p{hour}"),
+            extraction: Extraction::Rule,
+        };
+        let mut report = Report::with_status(Status::Ok, None);
+        apply(&pass, snap, changes, &[], &[], &mut report);
+        report
+    }
+
+    fn change(planned: Planned, evidence: Vec<Evidence>) -> Change {
+        Change {
+            planned,
+            sessions: vec!["chat-2026-11-02".into()],
+            evidence,
+        }
+    }
+
+    fn add(text: &str, evidence: Vec<Evidence>) -> Change {
+        let planned = Planned::Add {
+            text: text.into(),
+            kind: Kind::Semantic,
+            importance: 0.7,
+        };
+        change(planned, evidence)
+    }
+
+    fn update(target: &str, text: &str, evidence: Vec<Evidence>) -> Change {
+        let planned = Planned::Update {
+            target: target.into(),
+            text: text.into(),
+        };
+        change(planned, evidence)
+    }
+
+    #[test]
+    fn an_added_fact_keeps_the_words_it_came_from() {
+        let mut snap = Snapshot::default();
+        let quote = said(3, "I adopted a beagle named Biscuit");
+        run(
+            &mut snap,
+            1,
+            vec![add(
+                "User adopted a beagle named Biscuit",
+                vec![quote.clone()],
+            )],
+        );
+        assert_eq!(snap.records[0].provenance.evidence, vec![quote]);
+        assert_eq!(snap.records[0].provenance.pass.as_deref(), Some("p1"));
+    }
+
+    #[test]
+    fn an_update_keeps_the_old_evidence_and_adds_the_new() {
+        let mut snap = Snapshot::default();
+        let first = said(3, "I adopted a beagle named Biscuit");
+        run(
+            &mut snap,
+            1,
+            vec![add("User has a beagle", vec![first.clone()])],
+        );
+        let id = snap.records[0].id.clone();
+        let second = said(9, "Biscuit turned two today");
+        let report = run(
+            &mut snap,
+            2,
+            vec![update(
+                &id,
+                "User has a two-year-old beagle named Biscuit",
+                vec![first.clone(), second.clone()],
+            )],
+        );
+        assert_eq!(report.updated.len(), 1);
+        let r = &snap.records[0];
+        assert_eq!(r.text, "User has a two-year-old beagle named Biscuit");
+        assert_eq!(r.provenance.evidence, vec![first, second.clone()]);
+        assert_eq!(r.provenance.pass.as_deref(), Some("p2"));
+        // An update with no words of its own still keeps what backed the fact.
+        run(
+            &mut snap,
+            3,
+            vec![update(&id, "User has a beagle, Biscuit", vec![])],
+        );
+        assert_eq!(snap.records[0].provenance.evidence.len(), 2);
+        assert_eq!(snap.records[0].provenance.evidence[1], second);
+    }
+
+    #[test]
+    fn evidence_is_capped_at_the_newest_across_updates() {
+        let mut snap = Snapshot::default();
+        run(&mut snap, 1, vec![add("User runs", vec![said(1, "I run")])]);
+        let id = snap.records[0].id.clone();
+        for hour in 2..=6 {
+            let line = hour as usize;
+            let text = format!("User runs {hour} times a week");
+            let quote = format!("I run {hour} times a week");
+            run(
+                &mut snap,
+                hour,
+                vec![update(&id, &text, vec![said(line, &quote)])],
+            );
+        }
+        let lines: Vec<usize> = snap.records[0]
+            .provenance
+            .evidence
+            .iter()
+            .map(|e| e.line)
+            .collect();
+        assert_eq!(lines.len(), MAX_EVIDENCE);
+        assert_eq!(lines, [3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn a_proposed_correction_carries_its_evidence() {
+        let mut snap = Snapshot::default();
+        snap.records.push(Record::fixture(
+            "aaaa0001",
+            "Lives in Berlin",
+            Source::User,
+            at(0),
+        ));
+        let quote = said(4, "I moved to Paris last month");
+        let planned = Planned::Propose {
+            target: "aaaa0001".into(),
+            op: CorrectionOp::Update,
+            new_text: Some("Lives in Paris".into()),
+            confidence: 0.9,
+        };
+        run(&mut snap, 1, vec![change(planned, vec![quote.clone()])]);
+        assert_eq!(snap.corrections[0].provenance.evidence, vec![quote]);
+        // The user's fact itself is not touched until the correction is accepted.
+        assert!(snap.records[0].provenance.evidence.is_empty());
     }
 }

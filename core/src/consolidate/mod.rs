@@ -187,6 +187,7 @@ pub fn run<'g>(
             changes.push(Change {
                 planned,
                 sessions: fact_sessions.clone(),
+                evidence: Vec::new(),
             });
         }
     }
@@ -209,6 +210,7 @@ pub fn run<'g>(
                         importance: EPISODIC_IMPORTANCE,
                     },
                     sessions: vec![s.id.clone()],
+                    evidence: Vec::new(),
                 });
                 summarised.push(s.id.clone());
             }

@@ -285,11 +285,20 @@ fn accept_update_archives_old_value_then_applies() {
     let f = fixture();
     let r = f.add("Works at Acme");
     let cid = propose(&f, &r, CorrectionOp::Update, Some("Works at Initech"));
+    let said = crate::record::Evidence::new("s1", 2, "I started at Initech on Monday");
+    f.store
+        .write(|snap| {
+            snap.corrections[0].provenance.evidence = vec![said.clone()];
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
     let (c, now) = accept(&f.ctx(Mode::Log), &cid).unwrap().value;
     assert_eq!(c.id, cid);
     let now = now.unwrap();
     assert_eq!(now.id, r.id, "the fact keeps its id");
     assert_eq!(now.text, "Works at Initech");
+    // The words the correction came from now back the fact.
+    assert_eq!(now.provenance.evidence, vec![said]);
     let snap = f.store.read().unwrap();
     assert_eq!(snap.archive.len(), 1);
     assert_eq!(snap.archive[0].record.text, "Works at Acme");
