@@ -131,6 +131,21 @@ def scenario_login():
     ok("login")
 
 
+def scenario_evidence():
+    # The fact a pass distilled shows the words it came from, as text: the markup stays visible.
+    row = until("the beehive fact", lambda: next((r for r in d.find_elements(By.CSS_SELECTOR, "#records tbody tr")
+                                                  if "beehives" in r.text), None))
+    why = row.find_element(By.CSS_SELECTOR, "td.fact .evidence")
+    assert why.text == 'from your words: "I keep <b>two</b> beehives on my roof"', why.text
+    assert why.get_attribute("title") == "session s0, line 3", why.get_attribute("title")
+    assert not row.find_elements(By.TAG_NAME, "b"), "the quote went in as HTML"
+    # A fact with no evidence has no such line.
+    dog = next(r for r in d.find_elements(By.CSS_SELECTOR, "#records tbody tr") if "Biscuit" in r.text)
+    assert not dog.find_elements(By.CSS_SELECTOR, ".evidence"), dog.text
+    shot("evidence")
+    ok("evidence")
+
+
 def scenario_recall():
     q = by_id("recall-q")
     q.clear()
@@ -321,6 +336,7 @@ def scenario_privacy():
 
 SCENARIOS = {
     "login": scenario_login,
+    "evidence": scenario_evidence,
     "recall": scenario_recall,
     "save": scenario_save,
     "corrections": scenario_corrections,

@@ -20,6 +20,23 @@ pub fn record(id: &str, text: &str, source: &str) -> Value {
     })
 }
 
+/// `record` as a pass leaves a fact distilled from sessions: its provenance names the pass, the
+/// sessions and the user's words it came from, each `(session, line, quote)`.
+pub fn with_evidence(mut record: Value, evidence: &[(&str, usize, &str)]) -> Value {
+    let mut sessions: Vec<&str> = evidence.iter().map(|(s, _, _)| *s).collect();
+    sessions.dedup();
+    let evidence: Vec<Value> = evidence
+        .iter()
+        .map(|(session, line, quote)| {
+            serde_json::json!({"session": session, "line": line, "quote": quote})
+        })
+        .collect();
+    record["provenance"] = serde_json::json!({
+        "sessions": sessions, "pass": "p0000001", "evidence": evidence
+    });
+    record
+}
+
 /// A pending correction proposal on `target` (`op` update with `new`, or delete).
 pub fn correction(id: &str, target: &str, op: &str, old: &str, new: Option<&str>) -> Value {
     let mut c = serde_json::json!({

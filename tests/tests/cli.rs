@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use localm_core::store::lock::StoreLock;
 use localm_tests::Env;
-use localm_tests::fixtures::{correction, record, write_store_file};
+use localm_tests::fixtures::{correction, record, with_evidence, write_store_file};
 use serde_json::Value;
 
 fn add(env: &Env, text: &str) -> String {
@@ -58,6 +58,59 @@ fn add_list_show_forget_round_trip() {
         v["forgotten"].as_array().unwrap().is_empty(),
         "forget does not archive"
     );
+}
+
+#[test]
+fn show_prints_the_users_words_a_synth_fact_came_from() {
+    let env = Env::new();
+    let fact = with_evidence(
+        record("b15c0001", "User adopted a beagle named Biscuit", "synth"),
+        &[
+            ("chat-2026-11-02", 3, "I adopted a beagle named Biscuit"),
+            ("chat-2026-11-09", 12, "he chews\u{1b}[2J everything"),
+        ],
+    );
+    write_store_file(&env, "memory.jsonl", &[fact]);
+    let shown = env.run(&["memory", "show", "b15c"]).ok();
+    let lines: Vec<&str> = shown.lines().collect();
+    let evidence: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("evidence"))
+        .copied()
+        .collect();
+    assert_eq!(
+        evidence,
+        [
+            r#"evidence    "I adopted a beagle named Biscuit" (session chat-2026-11-02, line 3)"#,
+            r#"evidence    "he chews\u{001B}[2J everything" (session chat-2026-11-09, line 12)"#,
+        ],
+        "{shown}"
+    );
+    // After the provenance line, which still names the pass and its sessions.
+    let prov = lines
+        .iter()
+        .position(|l| l.starts_with("provenance"))
+        .unwrap();
+    assert!(lines[prov].contains("pass p0000001"), "{shown}");
+    assert!(lines[prov + 1].starts_with("evidence"), "{shown}");
+    assert!(
+        !shown.contains('\u{1b}'),
+        "no escape code reaches the terminal"
+    );
+
+    let json: Value =
+        serde_json::from_str(&env.run(&["memory", "show", "b15c", "--json"]).ok()).unwrap();
+    assert_eq!(
+        json["provenance"]["evidence"],
+        serde_json::json!([
+            {"session": "chat-2026-11-02", "line": 3, "quote": "I adopted a beagle named Biscuit"},
+            {"session": "chat-2026-11-09", "line": 12, "quote": "he chews\u{1b}[2J everything"},
+        ])
+    );
+    // A fact with no evidence shows no evidence line.
+    let id = add(&env, "Prefers tea over coffee");
+    let plain = env.run(&["memory", "show", &id]).ok();
+    assert!(!plain.contains("evidence"), "{plain}");
 }
 
 #[test]

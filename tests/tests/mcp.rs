@@ -9,6 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use localm_tests::fixtures::{record, with_evidence, write_store_file};
 use localm_tests::{Env, bin, embed_model, test_python};
 use serde_json::{Value, json};
 
@@ -180,6 +181,13 @@ fn recall_returns_the_seeded_fact_with_its_id_and_the_degrade_reason() {
     let env = Env::new();
     let id = add(&env, "I work on printer firmware at Nordlys Instruments");
     add(&env, "I prefer green tea");
+    // A fact a pass distilled, with the user's words it came from.
+    let mut records = env.records();
+    records.push(with_evidence(
+        record("b15c0001", "User adopted a beagle named Biscuit", "synth"),
+        &[("chat-2026-11-02", 3, "I adopted a beagle named Biscuit")],
+    ));
+    write_store_file(&env, "memory.jsonl", &records);
     let before = store_files(&env);
     let Some(s) = session(
         &env,
@@ -193,6 +201,10 @@ fn recall_returns_the_seeded_fact_with_its_id_and_the_degrade_reason() {
             call(
                 "memory_recall",
                 json!({"query": "How tall is Mount Everest?"})
+            ),
+            call(
+                "memory_recall",
+                json!({"query": "Is my beagle Biscuit due a walk?"})
             ),
         ]),
     ) else {
@@ -230,6 +242,13 @@ fn recall_returns_the_seeded_fact_with_its_id_and_the_degrade_reason() {
     let miss = ok(&s["steps"][1]);
     assert_eq!(miss["items"], json!([]));
     assert_eq!(miss["block"], "");
+    // A distilled fact comes with the user's own words (a fact without any has no key, above).
+    let dog = ok(&s["steps"][2]);
+    assert_eq!(dog["items"][0]["id"], "b15c0001", "{dog:#}");
+    assert_eq!(
+        dog["items"][0]["evidence"],
+        json!(["I adopted a beagle named Biscuit"])
+    );
     // Recall reads only: nothing is reinforced.
     assert_eq!(store_files(&env), before);
 }

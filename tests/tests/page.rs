@@ -1,5 +1,6 @@
 //! The memory page in a real headless Chromium (`tests/clients/browser_page.py`, Selenium), on
-//! real daemons with SmolLM2-135M: the one-time login, editing and saving (and a clear 413),
+//! real daemons with SmolLM2-135M: the one-time login, the user's words beside a distilled fact,
+//! editing and saving (and a clear 413),
 //! Synthesize now, suggested corrections, every privacy setting on disk, privacy mode disabling
 //! the writes, Try recall; and the listener's guards seen from outside: a wrong `Host`, another
 //! origin, a cookie without `Origin`, a replayed cookie without the page key, and no secret in
@@ -12,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use localm_tests::daemon::{Response, exchange};
-use localm_tests::fixtures::{correction, record, write_store_file};
+use localm_tests::fixtures::{correction, record, with_evidence, write_store_file};
 use localm_tests::{Env, model_env, test_python};
 use serde_json::Value;
 
@@ -304,8 +305,9 @@ fn localm_open_needs_a_daemon_with_a_loopback_listener() {
 
 /// The scenarios of `browser_page.py`, in the order they run (the privacy one logs in to the
 /// second daemon, so it comes last; the pass is the slowest).
-const SCENARIOS: [&str; 9] = [
+const SCENARIOS: [&str; 10] = [
     "login",
+    "evidence",
     "recall",
     "save",
     "corrections",
@@ -330,6 +332,10 @@ fn the_memory_page_in_a_real_browser() {
             record("aaaa0001", "Works at Acme", "user"),
             record("aaaa0002", "Owns a cat named Tom", "import"),
             record("aaaa0003", "My dog is a beagle named Biscuit", "user"),
+            with_evidence(
+                record("aaaa0004", "User keeps two beehives on the roof", "synth"),
+                &[("s0", 3, "I keep <b>two</b> beehives on my roof")],
+            ),
         ],
     );
     write_store_file(

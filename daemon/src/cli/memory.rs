@@ -360,7 +360,7 @@ fn show(store: &Store, id: &str, as_json: bool) -> anyhow::Result<()> {
     if let Some(pass) = &r.provenance.pass {
         prov.push(format!("pass {pass}"));
     }
-    let rows = vec![
+    let mut rows = vec![
         vec!["id".into(), r.id.clone()],
         vec!["text".into(), visible(&r.text).into_owned()],
         vec!["kind".into(), r.kind.as_str().into()],
@@ -371,6 +371,18 @@ fn show(store: &Store, id: &str, as_json: bool) -> anyhow::Result<()> {
         vec!["recalled".into(), recalled],
         vec!["provenance".into(), prov.join("; ")],
     ];
+    // The user's own words the fact was written from, oldest first.
+    for e in &r.provenance.evidence {
+        rows.push(vec![
+            "evidence".into(),
+            format!(
+                "\"{}\" (session {}, line {})",
+                visible(&e.quote),
+                visible(&e.session),
+                e.line
+            ),
+        ]);
+    }
     let table = output::table(&["", ""], &rows);
     // Drop the empty header line.
     print(table.split_once('\n').map(|(_, rest)| rest).unwrap_or(""));

@@ -145,10 +145,22 @@ function renderRecords(records) {
   }
   for (const r of records) {
     const tr = el("tr");
-    tr.append(el("td", r.text, "fact"), el("td", r.kind), el("td", r.source),
+    const fact = el("td", r.text, "fact");
+    fact.append(...evidence(r.provenance));
+    tr.append(fact, el("td", r.kind), el("td", r.source),
       el("td", Number(r.importance).toFixed(2)), el("td", when(r.last_recalled_at)));
     body.append(tr);
   }
+}
+
+// Why localm believes a fact: one line per clause of yours it was written from, the session
+// and line in its tooltip.
+function evidence(provenance) {
+  return ((provenance && provenance.evidence) || []).map((e) => {
+    const line = el("div", `from your words: "${e.quote}"`, "why evidence");
+    line.title = `session ${e.session}, line ${e.line}`;
+    return line;
+  });
 }
 
 function setWritable(writable, plugin) {
@@ -279,6 +291,7 @@ async function loadCorrections() {
     change.append(el("del", c.old_text), " → ");
     change.append(c.op === "delete" ? el("ins", "(delete this fact)") : el("ins", c.new_text || ""));
     li.append(change, el("p", `confidence ${Number(c.confidence).toFixed(2)}`, "why"));
+    li.append(...evidence(c.provenance));
     const actions = el("div", null, "actions");
     const apply = el("button", "Apply");
     apply.type = "button";
