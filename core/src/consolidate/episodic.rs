@@ -167,14 +167,46 @@ const NOT_TOPICS: &[&str] = &[
     "yes",
     "no",
     "not",
+    "wanted",
+    "else",
+    "forward",
+    "busy",
+    "imagine",
+    "both",
+    "tell",
+    "thanks",
+    "thank",
+    "wish",
+    "lucky",
+    "exciting",
+    "excited",
+    "probably",
+    "honestly",
+    "especially",
+    "quite",
+    "remember",
+    "believe",
+    "idea",
+    "ideas",
+    "kinds",
+    "different",
+    "there",
+    "here",
+    "enjoying",
+];
+
+/// Words after which the next word names a thing ("a dog", "my garden", "about chess").
+const BEFORE_A_THING: &[&str] = &[
+    "a", "an", "the", "my", "your", "some", "any", "of", "about", "in", "on", "with", "for", "and",
+    "our", "their", "his", "her", "to", "play", "bake", "watch", "read", "learning",
 ];
 
 /// Topics of a session summary by rule, at most this many.
 const TOPICS: usize = 3;
 
 /// A one-line summary of `s` by rule, from what the user typed: "Asked about …" when the user
-/// opened with a question, else "Talked about …", with the words the user used most (at least
-/// twice, else the first ones), in the order first used. `None` with fewer than 2 topics.
+/// opened with a question, else "Talked about …", with the words the user used most (a word
+/// after an article, a possessive or a preposition counting twice), in the order first used. `None` with fewer than 2 topics.
 pub fn by_rule(s: &Session) -> Option<String> {
     let typed: Vec<&str> = s
         .lines
@@ -188,8 +220,11 @@ pub fn by_rule(s: &Session) -> Option<String> {
         t.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
             .filter(|w| !w.is_empty())
     });
+    let mut after_thing = false;
     for word in surface {
         let w = word.to_lowercase();
+        let thing = after_thing;
+        after_thing = BEFORE_A_THING.contains(&w.as_str());
         if w.contains(['\'', '\u{2019}']) || w.len() < 3 || w.chars().any(|c| c.is_ascii_digit()) {
             continue;
         }
@@ -199,12 +234,14 @@ pub fn by_rule(s: &Session) -> Option<String> {
         if NOT_TOPICS.contains(&w.as_str()) || NOT_TOPICS.contains(&root.as_str()) {
             continue;
         }
+        // A word that names a thing counts twice: topics are things more than doings.
+        let weight = if thing { 2 } else { 1 };
         match seen
             .iter_mut()
             .find(|(r, ..)| crate::words::same_root(r, &root))
         {
-            Some(e) => e.2 += 1,
-            None => seen.push((root, word.to_string(), 1)),
+            Some(e) => e.2 += weight,
+            None => seen.push((root, word.to_string(), weight)),
         }
     }
     let mut ranked: Vec<usize> = (0..seen.len()).collect();
@@ -262,7 +299,7 @@ mod tests {
         );
         assert_eq!(
             by_rule(&q).as_deref(),
-            Some("Asked about rotate, nginx and logs")
+            Some("Asked about rotate, nginx and logrotate")
         );
         assert_eq!(
             by_rule(&session("c", "2026-11-01T10:00:00Z", "ok thanks")),

@@ -387,7 +387,9 @@ fn rewritten(
                 REWRITE_TOKENS,
             )?;
             parse::fact(&reply.text)
-                .filter(|f| person::faithful(f, &d.clause))
+                .filter(|f| {
+                    person::faithful(f, &d.clause) && person::same_shape(f, &ruled, &d.clause)
+                })
                 .unwrap_or(ruled)
         } else {
             ruled

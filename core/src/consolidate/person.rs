@@ -270,6 +270,16 @@ fn name_of(clause: &str) -> Option<String> {
         .then(|| format!("User's name is {}", rest.join(" ")))
 }
 
+/// Whether the model's `rewrite` keeps the shape of the rule's `ruled` (both of `clause`): no
+/// passive the user did not write ("User is liked by camaraderie" for "I liked the
+/// camaraderie"), and "User's …" stays "User's …" ("User is New Kids on the Block" for "my
+/// favorite is New Kids on the Block").
+pub fn same_shape(rewrite: &str, ruled: &str, clause: &str) -> bool {
+    let has_by = |t: &str| t.split_whitespace().any(|w| w.eq_ignore_ascii_case("by"));
+    let possessive = |t: &str| t.starts_with("User's");
+    (has_by(clause) || !has_by(rewrite)) && possessive(rewrite) == possessive(ruled)
+}
+
 /// Whether `fact` is the user's name as the rule writes it ("User's name is Priya"): a model
 /// rewrite adds nothing to it.
 pub fn is_name(fact: &str) -> bool {
@@ -417,7 +427,7 @@ fn conjugate(verb: &str) -> String {
 }
 
 /// Whether `fact` (a rewrite of `clause`) kept the user's words: at least 80% of its content
-/// words come from the clause, and it keeps at least 60% of the clause's (matched on their
+/// words come from the clause, and it keeps at least 80% of the clause's (matched on their
 /// same root, `words::same_root`, so "walks" meets "walk").
 pub fn faithful(fact: &str, clause: &str) -> bool {
     let clause_words = content_words(clause);
@@ -434,7 +444,7 @@ pub fn faithful(fact: &str, clause: &str) -> bool {
         .filter(|w| occurs_in(w, &fact_words))
         .collect();
     let distinct: HashSet<&String> = clause_words.iter().collect();
-    from_clause * 5 >= fact_words.len() * 4 && kept.len() * 5 >= distinct.len() * 3
+    from_clause * 5 >= fact_words.len() * 4 && kept.len() * 5 >= distinct.len() * 4
 }
 
 #[cfg(test)]
@@ -506,6 +516,21 @@ mod tests {
         assert!(!faithful(
             "User keeps two beehives on their allotment",
             clause
+        ));
+        assert!(same_shape(
+            "User walks Biscuit",
+            "User walks Biscuit",
+            "I walk Biscuit"
+        ));
+        assert!(!same_shape(
+            "User is liked by camaraderie",
+            "User liked the camaraderie",
+            "I liked the camaraderie"
+        ));
+        assert!(!same_shape(
+            "User is New Kids on the Block",
+            "User's favorite is New Kids on the Block",
+            "my favorite is New Kids on the Block"
         ));
         // Half the disclosure dropped.
         assert!(!faithful("User adopted a dog", clause));

@@ -571,7 +571,7 @@ fn summaries_in_the_assistants_voice_or_copied_from_the_example_are_refused() {
                 .iter()
                 .map(|t| t.text.as_str())
                 .collect::<Vec<_>>(),
-            ["Talked about USB, upload and test"],
+            ["Talked about USB, upload and firmware"],
             "{bad}"
         );
     }
