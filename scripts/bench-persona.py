@@ -33,9 +33,11 @@ source synth):
  precision (proxy)
             facts matching some User 1 persona line / facts. A true fact the persona does not list
             ("User is a student") counts against it: see --labels for hand-labelled precision.
- leakage    facts that match no User 1 persona line AND either match a User 2 persona line or have
-            at least 60% of their content words User 2's only (the same word occurs in User 2's
-            turns and not in User 1's) / facts. A fact with no content words never leaks.
+ leakage    facts that match no User 1 persona line, have fewer than 60% of their content words in
+            User 1's turns (so "User loves dogs" after User 1's "I love dogs too" is not a leak), AND
+            either match a User 2 persona line or have at least 60% of their content words User 2's
+            only (the same word occurs in User 2's turns and not in User 1's) / facts. A fact with
+            no content words never leaks.
  summaries  conversations with at least one episodic record whose provenance names the session /
             conversations played; also shown: conversations with >= 3 distinct content words
             (validate.py content_words, the product's rule) in User 1's turns, which are promised one.
@@ -117,6 +119,8 @@ def matches_line(text_words, line_words):
 
 def leaks(fact_words, u1_lines, u2_lines, u1_turn_words, u2_turn_words):
     if not fact_words or any(matches_line(fact_words, l) for l in u1_lines):
+        return False
+    if sum(has_word(w, u1_turn_words) for w in fact_words) / len(fact_words) >= 0.6:
         return False
     if any(matches_line(fact_words, l) for l in u2_lines):
         return True

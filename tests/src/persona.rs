@@ -27,7 +27,8 @@ const EXTRA_STOP: &[&str] = &[
     "that's", "there's", "it'll",
 ];
 
-/// A fact leaks when at least this share of its content words are User 2's only.
+/// A fact leaks only when less than this share of its content words are in User 1's turns, and
+/// (unless it matches a User 2 persona line) at least this share are User 2's only.
 pub const LEAK_SHARE: f64 = 0.6;
 
 /// Words in a set of content words.
@@ -115,9 +116,17 @@ impl Conversation {
         after.min(quiet)
     }
 
-    /// Whether the fact leaks User 2's persona (bench-persona.py's rule).
+    /// Whether the fact leaks User 2's persona (bench-persona.py's rule): it matches no User 1
+    /// line, User 1 did not say most of it, and it matches a User 2 line or is mostly User 2's.
     pub fn leaks(&self, fact: &Words) -> bool {
         if fact.is_empty() || self.user1.iter().any(|l| matches_line(fact, &l.words)) {
+            return false;
+        }
+        let said1 = fact
+            .iter()
+            .filter(|w| has_word(w, &self.user1_words))
+            .count();
+        if said1 as f64 / fact.len() as f64 >= LEAK_SHARE {
             return false;
         }
         if self.user2.iter().any(|l| matches_line(fact, l)) {

@@ -13,10 +13,10 @@ use serde_json::Value;
 /// Conversations played (the first of the valid split).
 const CONVERSATIONS: usize = 12;
 /// Floors, just under what the baseline (main at d6909ca) gives on these 12: coverage of disclosed
-/// lines 15/19 (78.9%), leakage 6/73 facts (8.2%), summaries 0/12 (each pass's summary is refused
-/// as a copy of the prompt's example). One line or two facts of slack; raise them as it improves.
+/// lines 15/19 (78.9%), leakage 0/73 facts, summaries 0/12 (each pass's summary is refused as a
+/// copy of the prompt's example). One line or three facts of slack; raise them as it improves.
 const MIN_COVERAGE_DISCLOSED: f64 = 0.70;
-const MAX_LEAKAGE: f64 = 0.12;
+const MAX_LEAKAGE: f64 = 0.05;
 const MIN_SUMMARY_SHARE: f64 = 0.0;
 
 /// A fresh data dir with the memory plugin on, mode log and the models in place (settings point
