@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 
 pub mod daemon;
 pub mod fixtures;
+pub mod persona;
 pub mod recall_set;
 
 /// The `localm` binary under test: `$LOCALM_BIN`, else `target/<profile>/localm` next to this
