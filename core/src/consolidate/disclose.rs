@@ -918,6 +918,14 @@ mod tests {
     }
 
     #[test]
+    fn agreeing_with_the_assistant_is_not_a_disclosure() {
+        assert!(of_chat(&[("I have two dogs and I love them.", "I love dogs too!")]).is_empty());
+        assert!(of_chat(&[("I play chess every day.", "I also play chess")]).is_empty());
+        // Said without the assistant saying it first, it is the user's.
+        assert_eq!(of_chat(&[("Hi!", "I love dogs too")]), ["I love dogs too"]);
+    }
+
+    #[test]
     fn answers_to_the_assistants_questions_are_disclosures() {
         assert_eq!(
             of_chat(&[("Do you have pets?", "Yes, two dogs")]),
