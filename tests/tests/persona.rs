@@ -12,12 +12,13 @@ use serde_json::Value;
 
 /// Conversations played (the first of the valid split).
 const CONVERSATIONS: usize = 12;
-/// Floors, just under what the baseline (main at d6909ca) gives on these 12: coverage of disclosed
-/// lines 15/19 (78.9%), leakage 0/73 facts, summaries 0/12 (each pass's summary is refused as a
-/// copy of the prompt's example). One line or three facts of slack; raise them as it improves.
+/// Floors, just under what main gives on these 12 with the release build (README "How good it
+/// is"): coverage of disclosed lines 15/19 (78.9%), leakage 0/49 facts, summaries 12/12 (at
+/// d6909ca: 15/19, 0/73, 0/12 — every summary was refused as a copy of the prompt's example).
+/// One line or a few facts of slack.
 const MIN_COVERAGE_DISCLOSED: f64 = 0.70;
 const MAX_LEAKAGE: f64 = 0.05;
-const MIN_SUMMARY_SHARE: f64 = 0.0;
+const MIN_SUMMARY_SHARE: f64 = 0.9;
 
 /// A fresh data dir with the memory plugin on, mode log and the models in place (settings point
 /// at them, as the script's setup does, instead of copying the GGUF each time).
