@@ -227,13 +227,11 @@ pub fn as_clause(question: &str, reply: &str) -> Option<String> {
                 .then(|| format!("my favorite {what} is {answer}"));
         }
     }
-    if let Some(rest) = after(question, "where do you live") {
-        let _ = rest;
+    let asks = |q: &str| question.eq_ignore_ascii_case(q) || after(question, q).is_some();
+    if asks("where do you live") {
         return noun_phrase(phrase).then(|| format!("I live in {phrase}"));
     }
-    if after(question, "where are you from").is_some()
-        || question.eq_ignore_ascii_case("where are you from")
-    {
+    if asks("where are you from") {
         return noun_phrase(phrase).then(|| format!("I'm from {phrase}"));
     }
     if question.eq_ignore_ascii_case("how old are you") {
@@ -338,6 +336,7 @@ mod tests {
             ("Do you play chess?", "Yep!", Some("I play chess")),
             ("Do you think so?", "Yes", None),
             ("Where are you from?", "Ohio", Some("I'm from Ohio")),
+            ("Where do you live?", "Leith", Some("I live in Leith")),
             ("How old are you?", "34", Some("I'm 34 years old")),
             (
                 "Have you ever been to Japan?",
