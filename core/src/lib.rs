@@ -13,6 +13,7 @@ pub mod id;
 pub mod jobs;
 pub mod legacy;
 pub mod manage;
+pub mod pass_summary;
 pub mod recall;
 pub mod record;
 pub mod same_fact;

@@ -184,6 +184,7 @@ fn main() {
         std::fs::create_dir_all(&sessions).unwrap();
         std::fs::write(sessions.join("bench.jsonl"), &text).unwrap();
         let store = Store::new(dir.path(), "chat", "bench");
+        let started = Instant::now();
         let pass = Pass {
             store: &store,
             sessions_dir: sessions,
@@ -191,6 +192,7 @@ fn main() {
             now: Utc::now(),
             pass_id: "bench".into(),
             extraction: localm::cli::consolidate::extraction().expect("LOCALM_EXTRACTION"),
+            elapsed: &move || started.elapsed(),
         };
         let model = model.clone();
         let t = Instant::now();

@@ -11,5 +11,6 @@ pub mod exit;
 pub mod mcp;
 pub mod models;
 pub mod paths;
+pub mod process;
 pub mod recall;
 pub mod service;

@@ -208,6 +208,7 @@ mod tests {
             now: at(hour),
             pass_id: format!("p{hour}"),
             extraction: Extraction::Rule,
+            elapsed: &|| std::time::Duration::ZERO,
         };
         let mut report = Report::with_status(Status::Ok, None);
         apply(&pass, snap, changes, &[], &[], &mut report);

@@ -20,7 +20,7 @@ pub mod prune;
 pub mod report;
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
@@ -82,6 +82,8 @@ pub struct Pass<'a> {
     /// An id for this pass, recorded in the provenance of what it writes.
     pub pass_id: String,
     pub extraction: Extraction,
+    /// The caller's monotonic clock: how long since the pass began (core reads no clock).
+    pub elapsed: &'a dyn Fn() -> Duration,
 }
 
 /// Why a pass failed (nothing was written).
@@ -176,7 +178,6 @@ pub fn run<'g>(
     load: LoadGenerator<'g>,
     embedder: Option<&dyn Embedder>,
 ) -> Result<Report, PassError> {
-    let started = Instant::now();
     if !pass.mode.allows_writes() {
         return Ok(Report::with_status(
             Status::Skipped,
@@ -189,7 +190,7 @@ pub fn run<'g>(
         source,
     })?;
     let sessions = logs.sessions;
-    let mut model = Model::new(load);
+    let mut model = Model::new(load, pass.elapsed);
     let mut report = Report::with_status(Status::Ok, None);
     report.logs_not_read = logs
         .passed_over
@@ -224,7 +225,7 @@ pub fn run<'g>(
     report.model = model.usage.clone();
     pass.store.write(|fresh: &mut Snapshot| {
         apply(pass, fresh, changes, &g.read_to, &summarised, &mut report);
-        report.duration_ms = started.elapsed().as_secs_f64() * 1e3;
+        report.duration_ms = (pass.elapsed)().as_secs_f64() * 1e3;
         fresh.state.last_pass = Some(PassSummary::of(&report, pass.now, &pass.pass_id));
         Ok::<_, StoreError>(())
     })?;

@@ -1,7 +1,7 @@
 //! The pass's model: loaded on first use (a pass with nothing to do loads none), with the calls,
 //! tokens and time it used counted for the report.
 
-use std::time::Instant;
+use std::time::Duration;
 
 use super::report::ModelUse;
 use crate::engine::{EngineError, Generation, Generator, Message};
@@ -9,16 +9,19 @@ use crate::engine::{EngineError, Generation, Generator, Message};
 /// Loads the generator on first use, so a pass with nothing to do loads no model.
 pub type LoadGenerator<'g> = Box<dyn FnOnce() -> Result<Box<dyn Generator + 'g>, EngineError> + 'g>;
 
-pub(super) struct Model<'g> {
+pub(super) struct Model<'g, 'c> {
     load: Option<LoadGenerator<'g>>,
+    /// The pass's clock (the caller's), for the load time.
+    elapsed: &'c dyn Fn() -> Duration,
     loaded: Option<Box<dyn Generator + 'g>>,
     pub(super) usage: ModelUse,
 }
 
-impl<'g> Model<'g> {
-    pub(super) fn new(load: LoadGenerator<'g>) -> Model<'g> {
+impl<'g, 'c> Model<'g, 'c> {
+    pub(super) fn new(load: LoadGenerator<'g>, elapsed: &'c dyn Fn() -> Duration) -> Model<'g, 'c> {
         Model {
             load: Some(load),
+            elapsed,
             loaded: None,
             usage: ModelUse::default(),
         }
@@ -37,9 +40,9 @@ impl<'g> Model<'g> {
                     .load
                     .take()
                     .ok_or_else(|| EngineError("the model could not be loaded".into()))?;
-                let t = Instant::now();
+                let t = (self.elapsed)();
                 let g = self.loaded.insert(load()?);
-                self.usage.load_ms = t.elapsed().as_secs_f64() * 1e3;
+                self.usage.load_ms = ((self.elapsed)() - t).as_secs_f64() * 1e3;
                 g
             }
         };

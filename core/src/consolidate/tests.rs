@@ -2,6 +2,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::time::Duration;
 
 use super::*;
 use crate::engine::{Generation, Generator, Message};
@@ -94,6 +95,7 @@ impl Fixture {
             now: at,
             pass_id: "p1".into(),
             extraction,
+            elapsed: &|| Duration::ZERO,
         }
     }
 

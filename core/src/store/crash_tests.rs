@@ -11,8 +11,8 @@ use super::atomic::{Step, hook};
 use super::corrections::{Correction, CorrectionOp, CorrectionStatus};
 use super::journal::{Journal, Phase};
 use super::*;
-use crate::consolidate::PassSummary;
 use crate::manage::{self, Ctx};
+use crate::pass_summary::PassSummary;
 use crate::record::{MAX_RECORDS, Source};
 use crate::settings::Mode;
 

@@ -6,7 +6,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use fslock::LockFile;
 
@@ -56,7 +56,9 @@ impl StoreLock {
         };
         create_private(path).map_err(io_err)?;
         let mut file = LockFile::open(path).map_err(io_err)?;
-        let deadline = Instant::now() + wait;
+        // Counted in retries, not read off a clock (core reads none): sleeping `RETRY_EVERY` that
+        // many times waits at least `wait`, a little more when the holder's checks take time.
+        let mut retries_left = wait.as_millis().div_ceil(RETRY_EVERY.as_millis());
         loop {
             if file.try_lock().map_err(io_err)? {
                 write_holder(path, command).map_err(io_err)?;
@@ -65,11 +67,12 @@ impl StoreLock {
                     path: path.to_path_buf(),
                 });
             }
-            if Instant::now() >= deadline {
+            if retries_left == 0 {
                 return Err(LockError::Busy {
                     holder: read_holder(path),
                 });
             }
+            retries_left -= 1;
             thread::sleep(RETRY_EVERY);
         }
     }

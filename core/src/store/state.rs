@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::consolidate::report::PassSummary;
+use crate::pass_summary::PassSummary;
 
 /// The on-disk format version this build writes.
 pub const FORMAT_VERSION: u32 = 1;

@@ -131,7 +131,7 @@ fn a_number_beyond_f32_is_kept_aside_not_written_back_as_null() {
 fn a_pass_duration_reads_back_exactly_and_a_no_op_write_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let s = store(dir.path());
-    let summary = crate::consolidate::PassSummary {
+    let summary = crate::pass_summary::PassSummary {
         model_ms: 1.0337918453004307,
         duration_ms: 6001.251234000001,
         ..Default::default()
@@ -241,7 +241,7 @@ fn clear_removes_every_trace_of_fact_text() {
             now(),
         );
         snap.state.legacy_imported = true;
-        snap.state.last_pass = Some(crate::consolidate::PassSummary {
+        snap.state.last_pass = Some(crate::pass_summary::PassSummary {
             reason: Some("secret fact one".into()),
             ..Default::default()
         });

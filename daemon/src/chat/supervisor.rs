@@ -113,9 +113,8 @@ impl ChatWorker {
     }
 
     async fn spawn(&self, model: &Path) -> Result<Worker, ChatFailure> {
-        let mut cmd = crate::service::children::model_process(&self.exe);
-        cmd.arg("chat-worker")
-            .arg("--model")
+        let mut cmd = crate::process::model_process(&self.exe, ["chat-worker"]);
+        cmd.arg("--model")
             .arg(model)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -192,7 +191,7 @@ impl Turn {
             },
             Ok(None) | Err(_) => {
                 let status = match worker.child.wait().await {
-                    Ok(s) => describe(s),
+                    Ok(s) => crate::process::describe(s),
                     Err(e) => e.to_string(),
                 };
                 **guard = None;
@@ -249,14 +248,5 @@ impl Drop for Turn {
             *last_used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
             tracing::info!("chat: a client left mid-reply; generation cancelled");
         });
-    }
-}
-
-fn describe(status: std::process::ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match status.signal() {
-        Some(libc::SIGABRT) => "SIGABRT: llama.cpp aborted".into(),
-        Some(s) => format!("killed by signal {s}"),
-        None => status.to_string(),
     }
 }

@@ -57,6 +57,7 @@ pub fn extraction() -> anyhow::Result<Extraction> {
 
 /// One pass now, with the installed model and embedder; then embed up to 64 new facts.
 pub fn pass(ctx: &Context) -> anyhow::Result<Report> {
+    let started = std::time::Instant::now();
     let store = Store::new(&ctx.data_dir, "chat", "localm memory consolidate");
     let model_path = models::llm_path(&ctx.data_dir, &ctx.settings);
     let load: LoadGenerator = Box::new(move || match model_path {
@@ -82,6 +83,7 @@ pub fn pass(ctx: &Context) -> anyhow::Result<Report> {
         now,
         pass_id: format!("p{:07x}", h.finish() >> 36),
         extraction: extraction()?,
+        elapsed: &move || started.elapsed(),
     };
     let report = consolidate::run(&pass, load, embedder.as_ref().map(|e| e as &dyn Embedder))
         .map_err(|e| {

@@ -15,6 +15,8 @@ use localm_core::consolidate::{Report, Status};
 use localm_core::settings::Mode;
 use tokio::sync::{Mutex, watch};
 
+use crate::process::{model_process, signal_name};
+
 /// What started a pass (logged, and recorded with a job's outcome).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Trigger {
@@ -164,12 +166,9 @@ impl Children {
     /// The embedding sweep, in a child process (`localm memory backfill`), so the model's memory is
     /// released afterwards. Logs one line with the outcome.
     pub async fn backfill(&self, data_dir: &Path) {
-        let out = tokio::process::Command::new(&self.exe)
-            .args(["memory", "backfill"])
+        let out = model_process(&self.exe, ["memory", "backfill"])
             .arg("--data-dir")
             .arg(data_dir)
-            .stdin(Stdio::null())
-            .kill_on_drop(true)
             .output()
             .await;
         match out {
@@ -187,11 +186,12 @@ impl Children {
     }
 
     async fn run_child(&self, data_dir: &Path, mode: Mode) -> Result<Report, PassFailure> {
-        let mut cmd = model_process(&self.exe);
-        cmd.args(["memory", "consolidate", "--json", "--mode", mode.as_str()])
-            .arg("--data-dir")
+        let mut cmd = model_process(
+            &self.exe,
+            ["memory", "consolidate", "--json", "--mode", mode.as_str()],
+        );
+        cmd.arg("--data-dir")
             .arg(data_dir)
-            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let child = cmd.spawn().map_err(|source| PassFailure::Spawn {
@@ -228,25 +228,5 @@ impl Children {
                 )))
             }
         }
-    }
-}
-
-/// A child process of `exe` that runs a language model (a pass, the chat worker); it dies with
-/// its handle. Its thread count follows the free cores (`models::cpu_share`).
-pub fn model_process(exe: &Path) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(exe);
-    cmd.kill_on_drop(true);
-    cmd
-}
-
-fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        libc::SIGABRT => "SIGABRT: llama.cpp aborted",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGILL => "SIGILL",
-        _ => "signal",
     }
 }

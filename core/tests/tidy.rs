@@ -1,0 +1,224 @@
+//! Tidy checks over the whole workspace, after rust-analyzer's: ARCHITECTURE.md names every
+//! source file and only files that exist, every file opens with its `//!` line, core reads no
+//! clock, environment or runtime, and the layers import one way. They read the tree, not the code's
+//! behaviour, so they run in milliseconds and fail with the file to fix.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The workspace root (core's parent).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("core sits inside the workspace")
+        .to_path_buf()
+}
+
+/// The folders whose `.rs` files the codemap must name.
+const SOURCE_DIRS: &[&str] = &[
+    "core/src",
+    "core/tests",
+    "daemon/src",
+    "daemon/tests",
+    "daemon/examples",
+    "tests/src",
+    "tests/tests",
+    "tests/examples",
+];
+
+/// Every `.rs` file under `dir`, as a path relative to the workspace root.
+fn rust_files(root: &Path, dir: &str, out: &mut Vec<String>) {
+    let Ok(entries) = fs::read_dir(root.join(dir)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let rel = format!("{dir}/{name}");
+        let kind = entry.file_type().expect("a listed entry has a type");
+        if kind.is_dir() {
+            rust_files(root, &rel, out);
+        } else if name.ends_with(".rs") {
+            out.push(rel);
+        }
+    }
+}
+
+fn all_sources() -> Vec<String> {
+    let root = root();
+    let mut files = Vec::new();
+    for dir in SOURCE_DIRS {
+        rust_files(&root, dir, &mut files);
+    }
+    files.sort();
+    files
+}
+
+/// The paths the codemap's tables name, resolved against the workspace root. A table under a
+/// heading that is a folder (`## core/src`) names paths relative to it; any other table names
+/// paths from the root. Only the first cell of a row names files, each in backticks; a name
+/// ending in `/` is a folder and covers everything in it.
+fn codemap(text: &str) -> BTreeSet<String> {
+    let mut base = String::new();
+    let mut named = BTreeSet::new();
+    for line in text.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            let heading = heading.trim();
+            base = if heading.contains('/') && !heading.contains(' ') {
+                format!("{}/", heading.trim_end_matches('/'))
+            } else {
+                String::new()
+            };
+            continue;
+        }
+        let Some(row) = line.strip_prefix('|') else {
+            continue;
+        };
+        let first = row.split('|').next().unwrap_or_default();
+        for (i, part) in first.split('`').enumerate() {
+            // Odd parts are inside backticks.
+            if i % 2 == 1 && (part.ends_with(".rs") || part.ends_with('/')) {
+                named.insert(format!("{base}{part}"));
+            }
+        }
+    }
+    named
+}
+
+fn architecture() -> String {
+    fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md is readable")
+}
+
+/// Whether the codemap names `file`: itself, a folder above it, or (for a `tests.rs` or
+/// `x/tests.rs` unit-test module) the module it tests.
+fn is_named(file: &str, named: &BTreeSet<String>) -> bool {
+    if named.contains(file)
+        || named
+            .iter()
+            .any(|n| n.ends_with('/') && file.starts_with(n.as_str()))
+    {
+        return true;
+    }
+    if let Some(dir) = file.strip_suffix("/tests.rs") {
+        return named.contains(&format!("{dir}.rs")) || named.contains(&format!("{dir}/mod.rs"));
+    }
+    false
+}
+
+#[test]
+fn every_file_the_codemap_names_exists() {
+    let root = root();
+    let missing: Vec<String> = codemap(&architecture())
+        .into_iter()
+        .filter(|p| !root.join(p).exists())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names files that do not exist: {missing:?}"
+    );
+}
+
+#[test]
+fn every_source_file_is_named_in_the_codemap() {
+    let named = codemap(&architecture());
+    let unnamed: Vec<String> = all_sources()
+        .into_iter()
+        .filter(|f| !is_named(f, &named))
+        .collect();
+    assert!(
+        unnamed.is_empty(),
+        "source files ARCHITECTURE.md does not name (add a row saying what each owns): {unnamed:?}"
+    );
+}
+
+#[test]
+fn every_source_file_opens_with_its_doc_line() {
+    let root = root();
+    let bare: Vec<String> = all_sources()
+        .into_iter()
+        .filter(|f| {
+            let text = fs::read_to_string(root.join(f)).unwrap_or_default();
+            !text.starts_with("//!")
+        })
+        .collect();
+    assert!(
+        bare.is_empty(),
+        "files without a `//!` line at the top: {bare:?}"
+    );
+}
+
+/// The part of a file that ships: up to its first `#[cfg(test)]`, and nothing of a test-only file.
+fn shipped(file: &str, text: &str) -> String {
+    let name = file.rsplit('/').next().unwrap_or(file);
+    if name == "tests.rs" || name.ends_with("_tests.rs") {
+        return String::new();
+    }
+    match text.find("#[cfg(test)]") {
+        Some(at) => text[..at].to_owned(),
+        None => text.to_owned(),
+    }
+}
+
+/// Lines of shipped code under `prefix` that contain any of `needles`, as `file:line: text`.
+fn offending(prefix: &str, needles: &[&str]) -> Vec<String> {
+    let root = root();
+    let mut found = Vec::new();
+    for file in all_sources().into_iter().filter(|f| f.starts_with(prefix)) {
+        let text = fs::read_to_string(root.join(&file)).unwrap_or_default();
+        for (n, line) in shipped(&file, &text).lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            if needles.iter().any(|needle| code.contains(needle)) {
+                found.push(format!("{file}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn core_reads_no_clock_environment_or_runtime() {
+    let found = offending(
+        "core/src/",
+        &[
+            "tokio",
+            "std::env",
+            "env::var",
+            "Instant::now",
+            "SystemTime::now",
+            "Utc::now",
+            "Local::now",
+        ],
+    );
+    assert!(
+        found.is_empty(),
+        "core must be handed the time, settings and runtime by its caller: {found:#?}"
+    );
+}
+
+#[test]
+fn the_layers_import_one_way() {
+    let mut found = offending("core/src/store/", &["crate::consolidate", "consolidate::"]);
+    found.extend(offending(
+        "daemon/src/chat/",
+        &["crate::service", "service::"],
+    ));
+    assert!(
+        found.is_empty(),
+        "imports against the layers in ARCHITECTURE.md: {found:#?}"
+    );
+}
+
+#[test]
+fn the_codemap_reader_understands_its_tables() {
+    let text = "## core/src\n\n| file | owns |\n|---|---|\n| `a.rs`, `b/` | x `not.rs` |\n\n\
+                ## tests and tools\n\n| `tests/tests/c.rs` | y |\n";
+    let named = codemap(text);
+    let want: BTreeSet<String> = ["core/src/a.rs", "core/src/b/", "tests/tests/c.rs"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    assert_eq!(named, want);
+    assert!(is_named("core/src/b/c.rs", &named));
+    assert!(is_named("core/src/a/tests.rs", &named));
+    assert!(!is_named("core/src/d.rs", &named));
+}
