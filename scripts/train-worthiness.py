@@ -148,6 +148,11 @@ def main():
     ps = score(w, b, lx)
     by_split = {s: [(l["label"], float(p)) for l, p in zip(labels, ps) if l["split"] == s]
                 for s in ("valid", "test")}
+    for s in ("valid", "test"):
+        keep = [p for l, p in by_split[s] if l == "keep"]
+        bad = [p for l, p in by_split[s] if l == "bad"]
+        auc = sum((k > x) + 0.5 * (k == x) for k in keep for x in bad) / max(len(keep) * len(bad), 1)
+        print(f"{s} hand labels: keep vs bad AUC {auc:.3f} ({len(keep)} keep, {len(bad)} bad)")
     valid_keep = sorted(p for l, p in by_split["valid"] if l == "keep")
     allowed = int(a.max_keep_drop * len(valid_keep))
     threshold = valid_keep[allowed] if valid_keep else 0.5
