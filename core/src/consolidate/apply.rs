@@ -184,6 +184,22 @@ pub(super) fn apply(
     }
 }
 
+/// The user's words a skipped candidate came from join the evidence of the synth fact it is
+/// already known as (the first that `is_it`), newest kept: a fact said twice shows both times.
+/// A fact the user typed is left as it is.
+fn merge_evidence(snap: &mut Snapshot, is_it: impl Fn(&Record) -> bool, evidence: &[Evidence]) {
+    if evidence.is_empty() {
+        return;
+    }
+    if let Some(r) = snap
+        .records
+        .iter_mut()
+        .find(|r| r.source == Source::Synth && is_it(r))
+    {
+        r.provenance.add_evidence(evidence);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,21 +356,5 @@ mod tests {
         assert_eq!(snap.corrections[0].provenance.evidence, vec![quote]);
         // The user's fact itself is not touched until the correction is accepted.
         assert!(snap.records[0].provenance.evidence.is_empty());
-    }
-}
-
-/// The user's words a skipped candidate came from join the evidence of the synth fact it is
-/// already known as (the first that `is_it`), newest kept: a fact said twice shows both times.
-/// A fact the user typed is left as it is.
-fn merge_evidence(snap: &mut Snapshot, is_it: impl Fn(&Record) -> bool, evidence: &[Evidence]) {
-    if evidence.is_empty() {
-        return;
-    }
-    if let Some(r) = snap
-        .records
-        .iter_mut()
-        .find(|r| r.source == Source::Synth && is_it(r))
-    {
-        r.provenance.add_evidence(evidence);
     }
 }
