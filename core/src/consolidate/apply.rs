@@ -45,6 +45,10 @@ pub(super) fn apply(
     for ch in changes {
         match ch.planned {
             Planned::Skip { text, why } => report.skipped.push(Skipped { text, why }),
+            Planned::Known { target, text, why } => {
+                merge_evidence(snap, |r| r.id == target, &ch.evidence);
+                report.skipped.push(Skipped { text, why });
+            }
             Planned::Add {
                 text,
                 kind,
@@ -52,6 +56,7 @@ pub(super) fn apply(
             } => {
                 let key = fact_key(&text);
                 if snap.records.iter().any(|r| fact_key(&r.text) == key) {
+                    merge_evidence(snap, |r| fact_key(&r.text) == key, &ch.evidence);
                     report.skipped.push(Skipped {
                         text,
                         why: "already known".into(),
@@ -176,6 +181,22 @@ pub(super) fn apply(
             .entry(id.clone())
             .or_default()
             .summarised_at = Some(now);
+    }
+}
+
+/// The user's words a skipped candidate came from join the evidence of the synth fact it is
+/// already known as (the first that `is_it`), newest kept: a fact said twice shows both times.
+/// A fact the user typed is left as it is.
+fn merge_evidence(snap: &mut Snapshot, is_it: impl Fn(&Record) -> bool, evidence: &[Evidence]) {
+    if evidence.is_empty() {
+        return;
+    }
+    if let Some(r) = snap
+        .records
+        .iter_mut()
+        .find(|r| r.source == Source::Synth && is_it(r))
+    {
+        r.provenance.add_evidence(evidence);
     }
 }
 

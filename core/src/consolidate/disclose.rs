@@ -356,6 +356,14 @@ fn one_sentence(text: &str) -> String {
 /// loves walks") points at that word.
 fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) -> Option<String> {
     let words: Vec<&str> = clause.split_whitespace().collect();
+    // "They're my favorite team", "it's broadened my horizons": a clause whose subject is a
+    // pronoun is about what it points at, and says nothing that stands alone about the user.
+    if words
+        .first()
+        .is_some_and(|w| POINTING_SUBJECT.contains(&bare(w).as_str()))
+    {
+        return None;
+    }
     let Some(at) = words
         .iter()
         .position(|w| POINTING.contains(&bare(w).as_str()))
@@ -614,6 +622,11 @@ const ADVERBS: &[&str] = &[
 /// Pronouns that need something to point at.
 const POINTING: &[&str] = &[
     "it", "that", "this", "them", "those", "these", "there", "him", "her", "his", "hers",
+];
+
+/// Pronoun subjects (with their verb) that open a clause about something else than the user.
+const POINTING_SUBJECT: &[&str] = &[
+    "it's", "its", "they", "they're", "theyre", "they've", "that's", "thats", "these", "those",
 ];
 
 /// Words that may follow a clause's last object ("I love it so much", "I'd do that again").
@@ -914,6 +927,23 @@ mod tests {
         assert_eq!(
             of("I have a dog that loves walks"),
             ["I have a dog that loves walks"]
+        );
+    }
+
+    #[test]
+    fn a_clause_about_what_a_pronoun_points_at_is_not_one_about_the_user() {
+        for line in [
+            "They're my favorite team.",
+            "It's definitely broadened my horizons.",
+            "That's my favorite thing to do",
+            "they are my favourite band",
+        ] {
+            assert!(of(line).is_empty(), "{line}: {:?}", of(line));
+        }
+        // The user's own clause after it still counts.
+        assert_eq!(
+            of("They're my favorite team. I go to every home game."),
+            ["I go to every home game"]
         );
     }
 

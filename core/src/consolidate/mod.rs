@@ -432,6 +432,11 @@ fn consider(
         text: c.text.clone(),
         why: why.into(),
     };
+    let known = |r: &Record, why: &str| Planned::Known {
+        target: r.id.clone(),
+        text: c.text.clone(),
+        why: why.into(),
+    };
     if plan::is_meta(&c.text) {
         return skip("reads as an instruction, not a fact about the user");
     }
@@ -450,7 +455,7 @@ fn consider(
     let neighbours = existing.neighbours(c);
     for (r, cos) in &neighbours {
         if same_fact::same(&c.text, &r.text, *cos) {
-            return skip(&format!("a near-duplicate of {}", r.id));
+            return known(r, &format!("a near-duplicate of {}", r.id));
         }
         if let Some(planned) = overlap(c, r) {
             return planned;
@@ -461,7 +466,7 @@ fn consider(
         .iter()
         .find(|r| same_fact::same(&c.text, &r.text, None))
     {
-        return skip(&format!("already in memory as {}", r.id));
+        return known(r, &format!("already in memory as {}", r.id));
     }
 
     if neighbours.is_empty() {
@@ -506,7 +511,7 @@ fn target(p: &Planned) -> Option<&str> {
         Planned::Update { target, .. }
         | Planned::Delete { target }
         | Planned::Propose { target, .. } => Some(target),
-        Planned::Add { .. } | Planned::Skip { .. } => None,
+        Planned::Add { .. } | Planned::Skip { .. } | Planned::Known { .. } => None,
     }
 }
 
@@ -532,7 +537,8 @@ fn one_change_per_fact(planned: Planned, earlier: &[Change]) -> Planned {
 fn overlap(c: &Candidate, r: &Record) -> Option<Planned> {
     match same_fact::overlap(&c.text, &r.text) {
         Overlap::Apart => None,
-        Overlap::SaysLess => Some(Planned::Skip {
+        Overlap::SaysLess => Some(Planned::Known {
+            target: r.id.clone(),
             text: c.text.clone(),
             why: format!("already known, in more words, as {}", r.id),
         }),

@@ -63,6 +63,13 @@ pub enum Planned {
         text: String,
         why: String,
     },
+    /// Skipped as already in memory as `target`: the user's words it came from join the
+    /// target's evidence (a synth fact's, newest kept).
+    Known {
+        target: String,
+        text: String,
+        why: String,
+    },
 }
 
 /// Importance of a synth fact from the model's confidence, capped at 0.85.
@@ -223,7 +230,11 @@ pub fn decide(
                 _ => c.text.clone(),
             };
             if op == CorrectionOp::Update && fact_key(&new_text) == target_key {
-                return skip("already known");
+                return Planned::Known {
+                    target: target.id.clone(),
+                    text: c.text.clone(),
+                    why: "already known".into(),
+                };
             }
             if target.source.is_trusted() {
                 if d.confidence < HIGH_CONFIDENCE {

@@ -645,3 +645,35 @@ fn a_fact_keeps_the_users_words_and_its_relative_time_becomes_a_date() {
     );
     assert_eq!(cat.provenance.evidence[0].line, 3);
 }
+
+#[test]
+fn a_fact_said_again_keeps_the_new_words_as_evidence() {
+    let f = fixture();
+    f.session("s1", &[("user", "I have two dogs")]);
+    let (r, _) = f.run_with(Extraction::Rule, "", "", "", now());
+    assert_eq!(r.added.len(), 1, "{r:?}");
+    f.session(
+        "s2",
+        &[
+            ("assistant", "Do you have pets?"),
+            ("user", "Yes, two dogs"),
+        ],
+    );
+    let (r, _) = f.run_with(Extraction::Rule, "", "", "", now());
+    assert!(r.added.is_empty() && r.skipped.len() == 1, "{r:?}");
+    let snap = f.store.read().unwrap();
+    assert_eq!(snap.records.len(), 1);
+    let quotes: Vec<(&str, &str)> = snap.records[0]
+        .provenance
+        .evidence
+        .iter()
+        .map(|e| (e.session.as_str(), e.quote.as_str()))
+        .collect();
+    assert_eq!(
+        quotes,
+        [
+            ("s1", "I have two dogs"),
+            ("s2", "Do you have pets? Yes, two dogs")
+        ]
+    );
+}
