@@ -186,8 +186,8 @@ async fn serve(
 /// Serve `listeners` and run the event loop until `shutdown` completes (or `reload` says to
 /// re-read settings and jobs). Then stop accepting; a pass in flight abandons its model work
 /// (it has written nothing yet) or, if already writing, completes its atomic write; the tasks
-/// the loop started are drained, queued reinforcement is written, and open requests get a
-/// moment to finish.
+/// the loop started are drained, queued reinforcement is written, open requests get a moment
+/// to finish, and so do the chat path's tasks (turn loggers, SSE pumps, timers).
 pub async fn run(
     shared: Arc<Shared>,
     listeners: Listeners,
@@ -261,6 +261,12 @@ pub async fn run(
         for s in &servers {
             s.abort();
         }
+    }
+    // The chat path's tasks: a turn logger finishes its append, timers end, a reply still
+    // streaming to a client that is gone stops.
+    let aborted = shared.chat.tasks.drain(REQUEST_GRACE).await;
+    if aborted > 0 {
+        tracing::warn!("{aborted} chat tasks still running after {REQUEST_GRACE:?}; stopped them");
     }
     Ok(())
 }
