@@ -52,8 +52,25 @@ pub fn remember_command(text: &str) -> Option<&str> {
     Some(rest.trim())
 }
 
+/// Which message recall's block joins: the first system (or developer) message, or `None`
+/// for a new system message at the top.
+pub fn block_target<'a>(roles: impl IntoIterator<Item = &'a str>) -> Option<usize> {
+    roles
+        .into_iter()
+        .position(|r| r == "system" || r == "developer")
+}
+
+/// A system message's text with the block after it (a blank line between).
+pub fn with_block(system: &str, block: &str) -> String {
+    if system.is_empty() {
+        block.to_string()
+    } else {
+        format!("{system}\n\n{block}")
+    }
+}
+
 /// The prompt for the model: the request's messages with the recalled block added to the
-/// system message (the first one, or a new one at the top). `developer` is sent as `system`.
+/// system message ([`block_target`]). `developer` is sent as `system`.
 pub fn prompt(messages: &[Message], block: &str) -> Vec<Message> {
     let mut out: Vec<Message> = messages
         .iter()
@@ -69,13 +86,8 @@ pub fn prompt(messages: &[Message], block: &str) -> Vec<Message> {
     if block.is_empty() {
         return out;
     }
-    match out.iter_mut().find(|m| m.role == "system") {
-        Some(system) => {
-            if !system.content.is_empty() {
-                system.content.push_str("\n\n");
-            }
-            system.content.push_str(block);
-        }
+    match block_target(messages.iter().map(|m| m.role.as_str())) {
+        Some(i) => out[i].content = with_block(&out[i].content, block),
         None => out.insert(
             0,
             Message {
@@ -87,10 +99,12 @@ pub fn prompt(messages: &[Message], block: &str) -> Vec<Message> {
     out
 }
 
-/// The lines one turn appends to its session log: the user's message and the reply.
+/// The lines one turn appends to its session log: the user's message (its text and origin)
+/// and the reply. A turn with no new user message (it answers a tool result, or continues the
+/// assistant's) logs only its reply, and nothing if that is empty: the user's words are
+/// logged once, with the turn they started.
 pub fn log_lines(
-    user: &str,
-    origin: Option<&str>,
+    user: Option<(&str, Option<&str>)>,
     reply: &str,
     agent: Option<Agent>,
     now: DateTime<Utc>,
@@ -99,22 +113,26 @@ pub fn log_lines(
         Agent::Chat => "chat".to_string(),
         Agent::Coder => "coder".to_string(),
     });
-    vec![
-        Line {
+    let mut lines = Vec::new();
+    if let Some((text, origin)) = user {
+        lines.push(Line {
             ts: Some(now),
             role: "user".into(),
-            content: user.to_string(),
+            content: text.to_string(),
             origin: origin.map(str::to_string),
             agent: agent.clone(),
-        },
-        Line {
-            ts: Some(now),
-            role: "assistant".into(),
-            content: reply.to_string(),
-            origin: None,
-            agent,
-        },
-    ]
+        });
+    } else if reply.is_empty() {
+        return lines;
+    }
+    lines.push(Line {
+        ts: Some(now),
+        role: "assistant".into(),
+        content: reply.to_string(),
+        origin: None,
+        agent,
+    });
+    lines
 }
 
 /// Cut `text` at the first stop string; whether one was found.
@@ -176,16 +194,25 @@ mod tests {
         );
         assert_eq!(p.len(), 2);
         assert_eq!(prompt(&one, "").len(), 1);
+        let later = [msg("user", "hi"), msg("system", "")];
+        assert_eq!(prompt(&later, "BLOCK")[1].content, "BLOCK");
+        assert_eq!(block_target(["user", "tool"]), None);
+        assert_eq!(block_target(["user", "developer", "system"]), Some(1));
     }
 
     #[test]
     fn a_turn_logs_the_user_message_and_the_reply() {
-        let lines = log_lines("page text", Some("tool"), "ok", None, now());
+        let lines = log_lines(Some(("page text", Some("tool"))), "ok", None, now());
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0].origin.as_deref(), Some("tool"));
         assert!(!lines[0].is_typed_by_user());
         assert_eq!(lines[1].role, "assistant");
         assert_eq!(lines[1].content, "ok");
+        // A reply to a tool result: the reply alone; an empty one, nothing.
+        let lines = log_lines(None, "It is 12 degrees", None, now());
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].role, "assistant");
+        assert!(log_lines(None, "", None, now()).is_empty());
     }
 
     #[test]

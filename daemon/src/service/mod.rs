@@ -98,7 +98,10 @@ pub fn main(opts: Options) -> anyhow::Result<()> {
         limits.unix,
         limits.tcp
     );
-    runtime.block_on(serve(opts, intervals, limits, instance))
+    let result = runtime.block_on(serve(opts, intervals, limits, instance));
+    // A relay still reading a silent upstream holds a blocking thread: do not wait for it.
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    result
 }
 
 /// Bind what `opts` asks for, publish where we listen, and run until a stop signal. Only here

@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 
 use super::recall::{HEADER, Reinforce, recall_turn};
 use crate::chat::supervisor::ChatFailure;
+use crate::chat::upstream;
 use crate::models;
 use crate::service::state::Shared;
 use openai::{ChatRequest, InMessage, ReplyId, error};
@@ -44,16 +45,46 @@ fn failure(f: &ChatFailure) -> Response {
     }
 }
 
-/// `GET /v1/models`: the chat model, when one is installed.
+/// `GET /v1/models`: the upstream's models (asked for each time) when there is one, and the
+/// local chat model, when one is installed.
 pub async fn models(State(s): State<Arc<Shared>>) -> Response {
     let config = s.config();
-    let data: Vec<Value> = models::chat_path(&s.data_dir, &config.settings)
+    let mut data: Vec<Value> = models::chat_path(&s.data_dir, &config.settings)
         .filter(|p| p.is_file())
         .map(|p| model_name(&p))
         .map(|id| json!({"id": id, "object": "model", "created": 0, "owned_by": "localm"}))
         .into_iter()
         .collect();
+    if let Some(base) = upstream_base(&s) {
+        match tokio::task::spawn_blocking(move || upstream::models(&base)).await {
+            Ok(Ok(theirs)) => {
+                let ours: Vec<Value> = std::mem::take(&mut data);
+                data = theirs;
+                for m in ours {
+                    if !data.iter().any(|d| d["id"] == m["id"]) {
+                        data.push(m);
+                    }
+                }
+            }
+            Ok(Err(e)) if data.is_empty() => {
+                return error(
+                    StatusCode::BAD_GATEWAY,
+                    "upstream_unreachable",
+                    format!("the chat upstream did not list its models ({e}); check chat_upstream"),
+                );
+            }
+            Ok(Err(e)) => tracing::warn!("chat upstream: {e}"),
+            Err(e) => tracing::warn!("chat upstream: {e}"),
+        }
+    }
     Json(json!({"object": "list", "data": data})).into_response()
+}
+
+/// `--chat-upstream`, else the `chat_upstream` setting.
+fn upstream_base(s: &Shared) -> Option<String> {
+    s.chat_upstream
+        .clone()
+        .or_else(|| s.config().settings.chat_upstream.clone())
 }
 
 fn model_name(path: &std::path::Path) -> String {
@@ -88,7 +119,15 @@ pub async fn completions(
             );
         }
     };
-    if let Err(e) = req.validate() {
+    let config = s.config();
+    let local_model = models::chat_path(&s.data_dir, &config.settings).filter(|p| p.is_file());
+    // With an upstream, a request naming the local model's id is still served locally.
+    let asks_local = local_model
+        .as_deref()
+        .map(model_name)
+        .is_some_and(|n| req.model.as_deref() == Some(n.as_str()));
+    let upstream = upstream_base(&s).filter(|_| !asks_local);
+    if let Err(e) = req.validate(upstream.is_some()) {
         return error(StatusCode::BAD_REQUEST, "invalid_request", e.to_string());
     }
     let header_session = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok());
@@ -97,9 +136,11 @@ pub async fn completions(
         Ok(n) => n,
         Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_session", e.to_string()),
     };
-    let config = s.config();
     let plugin = config.settings.memory_plugin_enabled();
-    let latest = req.latest().map(InMessage::text).unwrap_or_default();
+    let latest = req
+        .new_user_message()
+        .map(InMessage::text)
+        .unwrap_or_default();
     let created = now.timestamp().max(0) as u64;
     let id = format!("chatcmpl-{:016x}", nonce());
 
@@ -137,10 +178,6 @@ pub async fn completions(
         )
     };
     let log_to = (plugin && config.mode.allows_writes()).then_some(session);
-    let upstream = s
-        .chat_upstream
-        .clone()
-        .or_else(|| config.settings.chat_upstream.clone());
     if let Some(base) = upstream {
         let original: Value = serde_json::from_slice(&body).unwrap_or_default();
         let p = Prepared {

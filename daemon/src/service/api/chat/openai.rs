@@ -113,7 +113,10 @@ impl InMessage {
 pub enum RequestError {
     #[error("messages is empty")]
     NoMessages,
-    #[error("the last message must be the user's")]
+    #[error(
+        "the last message must be the user's: the local model answers a user's message (a \
+         conversation ending with an assistant or tool message needs chat_upstream)"
+    )]
     NotUserLast,
     #[error("role must be system, user, assistant or tool, not {0:?}")]
     BadRole(String),
@@ -143,8 +146,16 @@ impl ChatRequest {
             .collect()
     }
 
-    /// Check the request's shape: some messages, known roles, the user's last.
-    pub fn validate(&self) -> Result<(), RequestError> {
+    /// Check the request's shape: some messages; for the local model (`relay` false) known
+    /// roles and the user's last. The relay forwards any conversation (a tool result or the
+    /// assistant's message last too): the upstream judges it.
+    pub fn validate(&self, relay: bool) -> Result<(), RequestError> {
+        if self.messages.is_empty() {
+            return Err(RequestError::NoMessages);
+        }
+        if relay {
+            return Ok(());
+        }
         for m in &self.messages {
             if !matches!(
                 m.role.as_str(),
@@ -154,15 +165,15 @@ impl ChatRequest {
             }
         }
         match self.messages.last() {
-            None => Err(RequestError::NoMessages),
             Some(m) if m.role != "user" => Err(RequestError::NotUserLast),
-            Some(_) => Ok(()),
+            _ => Ok(()),
         }
     }
 
-    /// The latest message (the user's, after [`ChatRequest::validate`]).
-    pub fn latest(&self) -> Option<&InMessage> {
-        self.messages.last()
+    /// The last message, when it is the user's: this turn answers it (else it answers a tool
+    /// result, or continues the assistant).
+    pub fn new_user_message(&self) -> Option<&InMessage> {
+        self.messages.last().filter(|m| m.role == "user")
     }
 
     /// Generated tokens asked for: `max_completion_tokens`, else `max_tokens`, within `cap`.
@@ -386,7 +397,7 @@ mod tests {
             "stop":"\n\n","max_completion_tokens":9,"max_tokens":100,"stream":true,
             "stream_options":{"include_usage":true},"logprobs":false,"n":1}"#,
         );
-        r.validate().unwrap();
+        r.validate(false).unwrap();
         assert_eq!(r.messages[1].text(), "hello\nthere");
         assert_eq!(r.max_new_tokens(256, 2048), 9);
         assert!(r.wants_usage());
@@ -397,22 +408,25 @@ mod tests {
     }
 
     #[test]
-    fn malformed_requests_are_refused() {
-        assert_eq!(
-            req(r#"{"messages":[]}"#).validate(),
-            Err(RequestError::NoMessages)
+    fn malformed_requests_are_refused_and_the_relay_forwards_any_conversation() {
+        for relay in [false, true] {
+            assert_eq!(
+                req(r#"{"messages":[]}"#).validate(relay),
+                Err(RequestError::NoMessages)
+            );
+        }
+        let tool_last = req(
+            r#"{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":null,"tool_calls":[]},{"role":"tool","content":"b","tool_call_id":"c"}]}"#,
         );
-        assert_eq!(
-            req(
-                r#"{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}"#
-            )
-            .validate(),
-            Err(RequestError::NotUserLast)
-        );
+        assert_eq!(tool_last.validate(false), Err(RequestError::NotUserLast));
+        assert_eq!(tool_last.validate(true), Ok(()));
+        assert!(tool_last.new_user_message().is_none());
+        let wizard = req(r#"{"messages":[{"role":"wizard","content":"a"}]}"#);
         assert!(matches!(
-            req(r#"{"messages":[{"role":"wizard","content":"a"}]}"#).validate(),
+            wizard.validate(false),
             Err(RequestError::BadRole(_))
         ));
+        assert_eq!(wizard.validate(true), Ok(()));
     }
 
     fn value(v: &impl Serialize) -> Value {

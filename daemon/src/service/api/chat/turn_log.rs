@@ -1,4 +1,4 @@
-//! The turn logger: once a reply arrived whole, the user's message and the reply are appended
+//! The turn logger: once a reply arrived whole, the user's new message and the reply are appended
 //! to `sessions/<session>.jsonl` (log/full mode with the plugin on only), which a pass reads.
 
 use std::sync::Arc;
@@ -16,16 +16,21 @@ pub(super) async fn log_turn(s: &Arc<Shared>, p: &Prepared, reply: &str) {
     if !s.config().mode.allows_writes() {
         return;
     }
-    let Some(user) = p.req.latest() else {
-        return;
-    };
+    // A turn answering a tool result logs its reply alone: the user's words were logged with
+    // the turn they started.
+    let user = p
+        .req
+        .new_user_message()
+        .map(|m| (m.text(), m.origin.clone()));
     let lines = chat::log_lines(
-        &user.text(),
-        user.origin.as_deref(),
+        user.as_ref().map(|(t, o)| (t.as_str(), o.as_deref())),
         reply,
         p.req.agent,
         Utc::now(),
     );
+    if lines.is_empty() {
+        return;
+    }
     let dir = s.data_dir.join("sessions");
     let result = tokio::task::spawn_blocking(move || session::append(&dir, &name, &lines)).await;
     match result {
