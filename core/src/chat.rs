@@ -1,169 +1,20 @@
-//! The chat turn's rules, apart from HTTP and the model: the OpenAI request as it arrives,
-//! which session a turn is logged to, `/remember`, where the recalled block goes in the prompt,
+//! The chat turn's rules, apart from HTTP, OpenAI's wire shapes (the daemon's
+//! `service/api/chat/openai.rs`) and the model: which session a turn is logged to, `/remember`, where the recalled block goes in the prompt,
 //! and the lines a turn appends to its session log.
 
-use chrono::{DateTime, Utc};
-use serde::Deserialize;
-
 use crate::engine::Message;
-use crate::recall::query::{Agent, ChatMessage};
+use crate::recall::query::Agent;
 use crate::session::Line;
+use chrono::{DateTime, Utc};
 
 /// A session name: what `sessions/<name>.jsonl` is called.
 pub const SESSION_MAX: usize = 64;
 
-/// `POST /v1/chat/completions`, as OpenAI clients send it. Unknown fields are ignored.
-#[derive(Debug, Clone, Deserialize)]
-pub struct ChatRequest {
-    pub messages: Vec<InMessage>,
-    #[serde(default)]
-    pub model: Option<String>,
-    #[serde(default)]
-    pub temperature: Option<f32>,
-    #[serde(default)]
-    pub top_p: Option<f32>,
-    #[serde(default)]
-    pub max_tokens: Option<u32>,
-    #[serde(default)]
-    pub max_completion_tokens: Option<u32>,
-    #[serde(default)]
-    pub stop: Option<Stop>,
-    #[serde(default)]
-    pub seed: Option<u64>,
-    #[serde(default)]
-    pub stream: bool,
-    #[serde(default)]
-    pub stream_options: Option<StreamOptions>,
-    /// localm: the session this turn belongs to (the `X-Localm-Session` header wins).
-    #[serde(default)]
-    pub session: Option<String>,
-    /// localm: which agent sends the request; the coder's gets no recall.
-    #[serde(default)]
-    pub agent: Option<Agent>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct StreamOptions {
-    #[serde(default)]
-    pub include_usage: bool,
-}
-
-/// `stop`: one string or several.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-pub enum Stop {
-    One(String),
-    Many(Vec<String>),
-}
-
-impl Stop {
-    /// The non-empty stop strings (OpenAI allows up to 4).
-    pub fn strings(&self) -> Vec<String> {
-        let all = match self {
-            Stop::One(s) => vec![s.clone()],
-            Stop::Many(v) => v.clone(),
-        };
-        all.into_iter().filter(|s| !s.is_empty()).take(4).collect()
-    }
-}
-
-/// One message: `content` is a string, a list of parts (the text parts are used), or null.
-#[derive(Debug, Clone, Deserialize)]
-pub struct InMessage {
-    pub role: String,
-    #[serde(default)]
-    pub content: Option<Content>,
-    /// localm: set by the client on text the user did not type ("tool", "client").
-    #[serde(default)]
-    pub origin: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-pub enum Content {
-    Text(String),
-    Parts(Vec<Part>),
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct Part {
-    #[serde(rename = "type")]
-    pub kind: String,
-    #[serde(default)]
-    pub text: Option<String>,
-}
-
-impl InMessage {
-    /// The message's text: the string, or its text parts joined by newlines.
-    pub fn text(&self) -> String {
-        match &self.content {
-            None => String::new(),
-            Some(Content::Text(t)) => t.clone(),
-            Some(Content::Parts(parts)) => parts
-                .iter()
-                .filter(|p| p.kind == "text")
-                .filter_map(|p| p.text.as_deref())
-                .collect::<Vec<_>>()
-                .join("\n"),
-        }
-    }
-}
-
-/// Why a request cannot be served as sent (a 400, with this message).
+/// Why a session name is refused (a 400, with this message).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ChatError {
-    #[error("messages is empty")]
-    NoMessages,
-    #[error("the last message must be the user's")]
-    NotUserLast,
     #[error("session must be 1-64 letters, digits, '-' or '_'")]
     BadSession,
-    #[error("role must be system, user, assistant or tool, not {0:?}")]
-    BadRole(String),
-}
-
-impl ChatRequest {
-    /// The messages for recall (with their origins).
-    pub fn chat_messages(&self) -> Vec<ChatMessage> {
-        self.messages
-            .iter()
-            .map(|m| ChatMessage {
-                role: m.role.clone(),
-                content: m.text(),
-                origin: m.origin.clone(),
-            })
-            .collect()
-    }
-
-    /// Check the request's shape: some messages, known roles, the user's last.
-    pub fn validate(&self) -> Result<(), ChatError> {
-        for m in &self.messages {
-            if !matches!(
-                m.role.as_str(),
-                "system" | "developer" | "user" | "assistant" | "tool"
-            ) {
-                return Err(ChatError::BadRole(m.role.clone()));
-            }
-        }
-        match self.messages.last() {
-            None => Err(ChatError::NoMessages),
-            Some(m) if m.role != "user" => Err(ChatError::NotUserLast),
-            Some(_) => Ok(()),
-        }
-    }
-
-    /// The latest message (the user's, after [`ChatRequest::validate`]).
-    pub fn latest(&self) -> Option<&InMessage> {
-        self.messages.last()
-    }
-
-    /// Generated tokens asked for: `max_completion_tokens`, else `max_tokens`, within `cap`.
-    pub fn max_new_tokens(&self, default: u32, cap: u32) -> u32 {
-        self.max_completion_tokens
-            .or(self.max_tokens)
-            .unwrap_or(default)
-            .clamp(1, cap)
-    }
 }
 
 /// The session a turn is logged to: the header, else the body's `session`, else one log per
@@ -201,9 +52,26 @@ pub fn remember_command(text: &str) -> Option<&str> {
     Some(rest.trim())
 }
 
+/// Which message recall's block joins: the first system (or developer) message, or `None`
+/// for a new system message at the top.
+pub fn block_target<'a>(roles: impl IntoIterator<Item = &'a str>) -> Option<usize> {
+    roles
+        .into_iter()
+        .position(|r| r == "system" || r == "developer")
+}
+
+/// A system message's text with the block after it (a blank line between).
+pub fn with_block(system: &str, block: &str) -> String {
+    if system.is_empty() {
+        block.to_string()
+    } else {
+        format!("{system}\n\n{block}")
+    }
+}
+
 /// The prompt for the model: the request's messages with the recalled block added to the
-/// system message (the first one, or a new one at the top). `developer` is sent as `system`.
-pub fn prompt(messages: &[InMessage], block: &str) -> Vec<Message> {
+/// system message ([`block_target`]). `developer` is sent as `system`.
+pub fn prompt(messages: &[Message], block: &str) -> Vec<Message> {
     let mut out: Vec<Message> = messages
         .iter()
         .map(|m| Message {
@@ -212,19 +80,14 @@ pub fn prompt(messages: &[InMessage], block: &str) -> Vec<Message> {
             } else {
                 m.role.clone()
             },
-            content: m.text(),
+            content: m.content.clone(),
         })
         .collect();
     if block.is_empty() {
         return out;
     }
-    match out.iter_mut().find(|m| m.role == "system") {
-        Some(system) => {
-            if !system.content.is_empty() {
-                system.content.push_str("\n\n");
-            }
-            system.content.push_str(block);
-        }
+    match block_target(messages.iter().map(|m| m.role.as_str())) {
+        Some(i) => out[i].content = with_block(&out[i].content, block),
         None => out.insert(
             0,
             Message {
@@ -236,9 +99,12 @@ pub fn prompt(messages: &[InMessage], block: &str) -> Vec<Message> {
     out
 }
 
-/// The lines one turn appends to its session log: the user's message and the reply.
+/// The lines one turn appends to its session log: the user's message (its text and origin)
+/// and the reply. A turn with no new user message (it answers a tool result, or continues the
+/// assistant's) logs only its reply, and nothing if that is empty: the user's words are
+/// logged once, with the turn they started.
 pub fn log_lines(
-    user: &InMessage,
+    user: Option<(&str, Option<&str>)>,
     reply: &str,
     agent: Option<Agent>,
     now: DateTime<Utc>,
@@ -247,22 +113,26 @@ pub fn log_lines(
         Agent::Chat => "chat".to_string(),
         Agent::Coder => "coder".to_string(),
     });
-    vec![
-        Line {
+    let mut lines = Vec::new();
+    if let Some((text, origin)) = user {
+        lines.push(Line {
             ts: Some(now),
             role: "user".into(),
-            content: user.text(),
-            origin: user.origin.clone(),
+            content: text.to_string(),
+            origin: origin.map(str::to_string),
             agent: agent.clone(),
-        },
-        Line {
-            ts: Some(now),
-            role: "assistant".into(),
-            content: reply.to_string(),
-            origin: None,
-            agent,
-        },
-    ]
+        });
+    } else if reply.is_empty() {
+        return lines;
+    }
+    lines.push(Line {
+        ts: Some(now),
+        role: "assistant".into(),
+        content: reply.to_string(),
+        origin: None,
+        agent,
+    });
+    lines
 }
 
 /// Cut `text` at the first stop string; whether one was found.
@@ -274,49 +144,8 @@ pub fn cut_at_stop(text: &str, stops: &[String]) -> Option<usize> {
 mod tests {
     use super::*;
 
-    fn req(json: &str) -> ChatRequest {
-        serde_json::from_str(json).unwrap()
-    }
-
     fn now() -> DateTime<Utc> {
         "2026-11-30T10:00:00Z".parse().unwrap()
-    }
-
-    #[test]
-    fn openai_shapes_parse_and_unknown_fields_are_ignored() {
-        let r = req(
-            r#"{"model":"x","messages":[{"role":"system","content":"be brief"},
-            {"role":"user","content":[{"type":"text","text":"hello"},{"type":"image_url","image_url":{"url":"u"}},{"type":"text","text":"there"}]}],
-            "stop":"\n\n","max_completion_tokens":9,"max_tokens":100,"stream":true,
-            "stream_options":{"include_usage":true},"logprobs":false,"n":1}"#,
-        );
-        r.validate().unwrap();
-        assert_eq!(r.messages[1].text(), "hello\nthere");
-        assert_eq!(r.max_new_tokens(256, 2048), 9);
-        assert_eq!(r.stop.unwrap().strings(), vec!["\n\n"]);
-        assert!(r.stream && r.stream_options.unwrap().include_usage);
-        let r = req(r#"{"messages":[{"role":"user","content":null}],"stop":["a","","b"]}"#);
-        assert_eq!(r.messages[0].text(), "");
-        assert_eq!(r.stop.unwrap().strings(), vec!["a", "b"]);
-    }
-
-    #[test]
-    fn malformed_requests_are_refused() {
-        assert_eq!(
-            req(r#"{"messages":[]}"#).validate(),
-            Err(ChatError::NoMessages)
-        );
-        assert_eq!(
-            req(
-                r#"{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}"#
-            )
-            .validate(),
-            Err(ChatError::NotUserLast)
-        );
-        assert!(matches!(
-            req(r#"{"messages":[{"role":"wizard","content":"a"}]}"#).validate(),
-            Err(ChatError::BadRole(_))
-        ));
     }
 
     #[test]
@@ -345,33 +174,45 @@ mod tests {
         assert_eq!(remember_command("please /remember x"), None);
     }
 
+    fn msg(role: &str, content: &str) -> Message {
+        Message {
+            role: role.into(),
+            content: content.into(),
+        }
+    }
+
     #[test]
     fn the_block_joins_the_system_message_or_leads_a_new_one() {
-        let r = req(
-            r#"{"messages":[{"role":"developer","content":"be brief"},{"role":"user","content":"hi"}]}"#,
-        );
-        let p = prompt(&r.messages, "BLOCK");
+        let p = prompt(&[msg("developer", "be brief"), msg("user", "hi")], "BLOCK");
         assert_eq!(p[0].role, "system");
         assert_eq!(p[0].content, "be brief\n\nBLOCK");
-        let r = req(r#"{"messages":[{"role":"user","content":"hi"}]}"#);
-        let p = prompt(&r.messages, "BLOCK");
+        let one = [msg("user", "hi")];
+        let p = prompt(&one, "BLOCK");
         assert_eq!(
             (p[0].role.as_str(), p[0].content.as_str()),
             ("system", "BLOCK")
         );
         assert_eq!(p.len(), 2);
-        assert_eq!(prompt(&r.messages, "").len(), 1);
+        assert_eq!(prompt(&one, "").len(), 1);
+        let later = [msg("user", "hi"), msg("system", "")];
+        assert_eq!(prompt(&later, "BLOCK")[1].content, "BLOCK");
+        assert_eq!(block_target(["user", "tool"]), None);
+        assert_eq!(block_target(["user", "developer", "system"]), Some(1));
     }
 
     #[test]
     fn a_turn_logs_the_user_message_and_the_reply() {
-        let r = req(r#"{"messages":[{"role":"user","content":"page text","origin":"tool"}]}"#);
-        let lines = log_lines(&r.messages[0], "ok", None, now());
+        let lines = log_lines(Some(("page text", Some("tool"))), "ok", None, now());
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0].origin.as_deref(), Some("tool"));
         assert!(!lines[0].is_typed_by_user());
         assert_eq!(lines[1].role, "assistant");
         assert_eq!(lines[1].content, "ok");
+        // A reply to a tool result: the reply alone; an empty one, nothing.
+        let lines = log_lines(None, "It is 12 degrees", None, now());
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].role, "assistant");
+        assert!(log_lines(None, "", None, now()).is_empty());
     }
 
     #[test]

@@ -91,6 +91,10 @@ pub struct Settings {
     /// An OpenAI-compatible server chat replies come from instead (its base URL, `…/v1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chat_upstream: Option<String>,
+    /// Web origins (`http://host:port`, or `*`) whose pages may call `/v1/*` from a browser
+    /// (CORS); empty, the default, answers no preflight.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cors_origins: Vec<String>,
     /// Installed and enabled plugins, by name (see `plugins`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub plugins: BTreeMap<String, PluginState>,
@@ -114,6 +118,7 @@ impl Default for Settings {
             embedding_model: None,
             chat_model: None,
             chat_upstream: None,
+            cors_origins: Vec::new(),
             plugins: BTreeMap::new(),
             extra: BTreeMap::new(),
         }

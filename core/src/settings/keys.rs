@@ -42,12 +42,17 @@ pub const KEYS: &[(&str, &str)] = &[
         "chat_upstream",
         "OpenAI-compatible server for chat replies (a base URL such as http://127.0.0.1:8080/v1, or none)",
     ),
+    (
+        "cors_origins",
+        "web pages that may call /v1/* from a browser (origins such as http://localhost:3000, comma-separated; * for any; or none)",
+    ),
 ];
 
 const BOOL: &str = "true or false (also on/off, yes/no, 1/0)";
 const MODE: &str = "privacy, log or full";
 const PATH: &str = "an absolute path, or default";
 const URL: &str = "an http:// or https:// base URL, or none";
+const ORIGINS: &str = "origins such as http://localhost:3000 (scheme, host and port only), comma-separated, * for any, or none";
 
 impl Settings {
     /// The value of setting `key` as text: booleans as true/false, model paths as the path or
@@ -67,6 +72,8 @@ impl Settings {
             "embedding_model" => path(&self.embedding_model),
             "chat_model" => path(&self.chat_model),
             "chat_upstream" => self.chat_upstream.clone().unwrap_or_else(|| "none".into()),
+            "cors_origins" if self.cors_origins.is_empty() => "none".into(),
+            "cors_origins" => self.cors_origins.join(","),
             other => unreachable!("{other} is in KEYS but not handled"),
         })
     }
@@ -92,6 +99,9 @@ impl Settings {
             "chat_model" => self.chat_model = path()?,
             "chat_upstream" => {
                 self.chat_upstream = parse_url(value).ok_or_else(|| bad(URL))?;
+            }
+            "cors_origins" => {
+                self.cors_origins = parse_origins(value).ok_or_else(|| bad(ORIGINS))?
             }
             other => unreachable!("{other} is in KEYS but not handled"),
         }
@@ -131,6 +141,42 @@ pub fn parse_url(value: &str) -> Option<Option<String>> {
     ok.then(|| Some(v.trim_end_matches('/').to_string()))
 }
 
+/// A comma-separated list of web origins (`scheme://host[:port]`, lower-cased, no path) or `*`;
+/// none/empty is the empty list. `None` if any entry is not an origin.
+pub fn parse_origins(value: &str) -> Option<Vec<String>> {
+    let v = value.trim();
+    if v.is_empty() || v.eq_ignore_ascii_case("none") {
+        return Some(Vec::new());
+    }
+    let mut out: Vec<String> = Vec::new();
+    for o in v.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+        let o = o.trim_end_matches('/').to_ascii_lowercase();
+        let ok = o == "*"
+            || o.split_once("://").is_some_and(|(scheme, host)| {
+                matches!(scheme, "http" | "https")
+                    && !host.is_empty()
+                    && host.chars().all(|c| {
+                        c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']')
+                    })
+            });
+        if !ok {
+            return None;
+        }
+        if !out.contains(&o) {
+            out.push(o);
+        }
+    }
+    Some(out)
+}
+
+/// Whether `origin` (a request's `Origin` header) is one of `allowed` (`*` allows any).
+pub fn origin_allowed(allowed: &[String], origin: &str) -> bool {
+    let origin = origin.trim_end_matches('/');
+    allowed
+        .iter()
+        .any(|a| a == "*" || a.eq_ignore_ascii_case(origin))
+}
+
 fn parse_path(value: &str) -> Option<Option<PathBuf>> {
     let v = value.trim();
     if v.is_empty() || v.eq_ignore_ascii_case("default") {
@@ -156,6 +202,48 @@ mod tests {
     }
 
     #[test]
+    fn cors_origins_take_origins_or_none() {
+        let mut s = Settings::default();
+        s.set(
+            "cors_origins",
+            "http://localhost:3000, HTTPS://App.example/ ,http://[::1]:8080",
+        )
+        .unwrap();
+        assert_eq!(
+            s.cors_origins,
+            [
+                "http://localhost:3000",
+                "https://app.example",
+                "http://[::1]:8080"
+            ]
+        );
+        assert_eq!(
+            s.get("cors_origins").unwrap(),
+            "http://localhost:3000,https://app.example,http://[::1]:8080"
+        );
+        assert!(origin_allowed(&s.cors_origins, "http://localhost:3000"));
+        assert!(origin_allowed(&s.cors_origins, "https://APP.example"));
+        assert!(!origin_allowed(&s.cors_origins, "http://localhost:3001"));
+        assert!(!origin_allowed(&s.cors_origins, "null"));
+        for bad in [
+            "localhost:3000",
+            "http://a/path",
+            "ftp://a",
+            "http://",
+            "http://a b",
+        ] {
+            let before = s.clone();
+            assert!(s.set("cors_origins", bad).is_err(), "{bad}");
+            assert_eq!(s, before);
+        }
+        s.set("cors_origins", "*").unwrap();
+        assert!(origin_allowed(&s.cors_origins, "http://anything:1"));
+        s.set("cors_origins", "none").unwrap();
+        assert!(s.cors_origins.is_empty());
+        assert!(!origin_allowed(&s.cors_origins, "http://localhost:3000"));
+    }
+
+    #[test]
     fn every_key_gets_and_sets_round_trip() {
         let mut s = Settings::default();
         for (key, _) in KEYS {
@@ -167,7 +255,8 @@ mod tests {
         assert_eq!(
             got,
             [
-                "privacy", "true", "true", "false", "true", "default", "default", "default", "none"
+                "privacy", "true", "true", "false", "true", "default", "default", "default",
+                "none", "none"
             ]
         );
     }

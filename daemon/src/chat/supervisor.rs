@@ -14,6 +14,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::OwnedMutexGuard;
 
 use super::protocol::{CANCEL, Event, Request};
+use super::tasks::ChatTasks;
 
 /// Turns that may wait while one generates; more get 503.
 pub const QUEUE: usize = 4;
@@ -49,6 +50,8 @@ pub struct ChatWorker {
     waiting: AtomicUsize,
     last_used: Arc<Mutex<Instant>>,
     idle: Duration,
+    /// The chat path's background tasks (this worker's timers and drains among them).
+    pub tasks: Arc<ChatTasks>,
 }
 
 /// One turn holding the worker: send its request, then read events until `done` or `error`.
@@ -58,6 +61,7 @@ pub struct Turn {
     guard: Option<OwnedMutexGuard<Option<Worker>>>,
     finished: bool,
     last_used: Arc<Mutex<Instant>>,
+    tasks: Arc<ChatTasks>,
 }
 
 impl ChatWorker {
@@ -72,6 +76,7 @@ impl ChatWorker {
             waiting: AtomicUsize::new(0),
             last_used: Arc::new(Mutex::new(Instant::now())),
             idle,
+            tasks: Arc::default(),
         }
     }
 
@@ -109,6 +114,7 @@ impl ChatWorker {
             guard: Some(guard),
             finished: false,
             last_used: Arc::clone(&self.last_used),
+            tasks: Arc::clone(&self.tasks),
         })
     }
 
@@ -155,13 +161,17 @@ impl ChatWorker {
     }
 
     /// After a turn: stop the worker once it has been idle for the timeout. One timer per
-    /// turn, nothing polls.
+    /// turn, nothing polls; shutdown ends it.
     pub fn schedule_unload(&self) {
         let slot = Arc::clone(&self.slot);
         let last_used = Arc::clone(&self.last_used);
         let idle = self.idle;
-        tokio::spawn(async move {
-            tokio::time::sleep(idle).await;
+        let stopping = self.tasks.stopping();
+        self.tasks.spawn(async move {
+            tokio::select! {
+                _ = tokio::time::sleep(idle) => {}
+                _ = stopping => return,
+            }
             let used = *last_used.lock().unwrap_or_else(|e| e.into_inner());
             if used.elapsed() >= idle
                 && let Ok(mut g) = slot.try_lock()
@@ -223,7 +233,7 @@ impl Drop for Turn {
         // The client left mid-generation: cancel, then read to the end of the turn before the
         // worker takes the next one.
         let last_used = Arc::clone(&self.last_used);
-        tokio::spawn(async move {
+        self.tasks.spawn(async move {
             let Some(worker) = guard.as_mut() else { return };
             let ok = worker
                 .stdin

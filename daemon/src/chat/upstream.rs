@@ -1,63 +1,68 @@
 //! Chat replies from an OpenAI-compatible server the user already runs (llama-server, Ollama,
-//! vLLM, LM Studio): the request, with recall's block in its system message, is forwarded to
-//! `<base>/chat/completions`, and the reply is passed back as it comes, streamed or whole.
-//! `LOCALM_CHAT_UPSTREAM_KEY`, when set, is sent as the bearer token.
+//! vLLM, LM Studio, llama-cpp-python): the client's request, with recall's block in its system
+//! message (`forwarded.rs`), is posted to `<base>/chat/completions` and always read as a
+//! stream, line by line, so no reply is cut off for taking long; `<base>/models` is asked for
+//! the model list. `LOCALM_CHAT_UPSTREAM_KEY`, when set, is sent as the bearer token.
 
 use std::io::BufRead;
 use std::time::Duration;
 
 use serde_json::Value;
+use tokio::sync::mpsc;
 
-/// How long an upstream may take to answer at all (a streamed reply may run longer).
-const CONNECT_AND_HEAD: Duration = Duration::from_secs(30);
-/// The most of a whole (non-streamed) reply read.
-const MAX_REPLY: u64 = 16 << 20;
+/// How long connecting to the upstream may take (it is down, else).
+const CONNECT: Duration = Duration::from_secs(10);
+/// How long an upstream may take to start its answer (a CPU server on a long prompt is slow).
+const START: Duration = Duration::from_secs(600);
+/// How long the model list may take.
+const MODELS: Duration = Duration::from_secs(10);
+/// The most of one answer read.
+const MAX_REPLY: u64 = 64 << 20;
 
-/// What the upstream answered.
-pub struct Answer {
-    pub status: u16,
-    pub content_type: String,
+/// What the upstream says, in order: its head once, then its lines, or why it failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Said {
+    Head {
+        status: u16,
+        content_type: String,
+    },
+    Line(String),
+    /// Could not connect, or the answer broke off.
+    Failed(String),
 }
 
-/// The request body sent upstream: the client's, with `messages` replaced by the prompt (recall's
-/// block in the system message) and localm's own fields removed.
-pub fn body(original: &Value, messages: &[localm_core::engine::Message]) -> Value {
-    let mut body = original.clone();
-    if let Some(map) = body.as_object_mut() {
-        map.remove("session");
-        map.remove("agent");
-        map.insert(
-            "messages".into(),
-            serde_json::to_value(messages).unwrap_or(Value::Null),
-        );
-    }
-    body
-}
-
-/// POST `body` to `<base>/chat/completions` and hand every line of the answer to `on_line` as it
-/// arrives (it returns `false` to stop reading: the client left). Blocking.
-pub fn forward(
-    base: &str,
-    body: &Value,
-    on_head: &mut dyn FnMut(&Answer),
-    on_line: &mut dyn FnMut(&str) -> bool,
-) -> Result<(), String> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
+fn agent(start: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
         .http_status_as_error(false)
-        .timeout_connect(Some(CONNECT_AND_HEAD))
-        .timeout_recv_response(Some(CONNECT_AND_HEAD))
+        .timeout_connect(Some(CONNECT))
+        .timeout_recv_response(Some(start))
         .build()
-        .into();
-    let mut req = agent
-        .post(format!("{base}/chat/completions"))
-        .header("content-type", "application/json");
-    if let Ok(key) = std::env::var("LOCALM_CHAT_UPSTREAM_KEY") {
-        req = req.header("authorization", format!("Bearer {}", key.trim()));
+        .into()
+}
+
+fn with_key<B>(req: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+    match std::env::var("LOCALM_CHAT_UPSTREAM_KEY") {
+        Ok(key) => req.header("authorization", format!("Bearer {}", key.trim())),
+        Err(_) => req,
     }
-    let resp = req
-        .send(body.to_string())
-        .map_err(|e| format!("{base}: {e}"))?;
-    let answer = Answer {
+}
+
+/// POST `body` to `<base>/chat/completions` and send what the upstream says to `tx` as it
+/// arrives; stops reading once `tx` is closed (the client left). Blocking.
+pub fn forward(base: &str, body: &Value, tx: &mpsc::Sender<Said>) {
+    let req = with_key(
+        agent(START)
+            .post(format!("{base}/chat/completions"))
+            .header("content-type", "application/json"),
+    );
+    let resp = match req.send(body.to_string()) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = tx.blocking_send(Said::Failed(format!("{base}: {e}")));
+            return;
+        }
+    };
+    let head = Said::Head {
         status: resp.status().as_u16(),
         content_type: resp
             .headers()
@@ -66,70 +71,94 @@ pub fn forward(
             .unwrap_or("application/json")
             .to_string(),
     };
-    on_head(&answer);
+    if tx.blocking_send(head).is_err() {
+        return;
+    }
     let reader = resp
         .into_body()
         .into_with_config()
         .limit(MAX_REPLY)
         .reader();
     for line in std::io::BufReader::new(reader).lines() {
-        let line = line.map_err(|e| format!("{base}: {e}"))?;
-        if !on_line(&line) {
-            break;
+        let said = match line {
+            Ok(l) => Said::Line(l),
+            Err(e) => Said::Failed(format!("{base}: the answer broke off: {e}")),
+        };
+        let failed = matches!(said, Said::Failed(_));
+        if tx.blocking_send(said).is_err() || failed {
+            return;
         }
     }
-    Ok(())
 }
 
-/// The text a streamed chunk adds (`choices[0].delta.content`), if the line is one.
-pub fn delta(line: &str) -> Option<String> {
-    let data = line.strip_prefix("data:")?.trim();
-    let v: Value = serde_json::from_str(data).ok()?;
-    v["choices"][0]["delta"]["content"]
-        .as_str()
-        .map(str::to_string)
+/// `GET <base>/models`: the upstream's model objects, as it sends them. Blocking.
+pub fn models(base: &str) -> Result<Vec<Value>, String> {
+    let mut resp = with_key(agent(MODELS).get(format!("{base}/models")))
+        .call()
+        .map_err(|e| format!("{base}: {e}"))?;
+    let status = resp.status().as_u16();
+    if !(200..300).contains(&status) {
+        return Err(format!("{base}/models answered {status}"));
+    }
+    let text = resp
+        .body_mut()
+        .read_to_string()
+        .map_err(|e| format!("{base}/models: {e}"))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{base}/models: {e}"))?;
+    match v.get("data").and_then(Value::as_array) {
+        Some(list) => Ok(list.clone()),
+        None => Err(format!("{base}/models sent no model list")),
+    }
+}
+
+/// The JSON of an SSE `data:` line (`None` for other lines and for `[DONE]`).
+pub fn data(line: &str) -> Option<Value> {
+    let d = line.strip_prefix("data:")?.trim();
+    serde_json::from_str(d).ok()
+}
+
+/// Whether `line` ends the stream.
+pub fn is_done(line: &str) -> bool {
+    line.strip_prefix("data:")
+        .is_some_and(|d| d.trim() == "[DONE]")
+}
+
+/// The text a streamed chunk adds (`choices[0].delta.content`).
+pub fn delta(chunk: &Value) -> Option<&str> {
+    chunk["choices"][0]["delta"]["content"].as_str()
 }
 
 /// The reply text of a whole answer (`choices[0].message.content`).
-pub fn content(whole: &str) -> Option<String> {
-    let v: Value = serde_json::from_str(whole).ok()?;
-    v["choices"][0]["message"]["content"]
-        .as_str()
-        .map(str::to_string)
+pub fn content(whole: &Value) -> Option<&str> {
+    whole["choices"][0]["message"]["content"].as_str()
 }
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
-    fn the_prompt_replaces_messages_and_localm_fields_stay_home() {
-        let original: Value = serde_json::from_str(
-            r#"{"model":"m","messages":[{"role":"user","content":"hi","origin":"tool"}],"session":"s","agent":"chat","temperature":0.2}"#,
-        )
-        .unwrap();
-        let prompt = vec![localm_core::engine::Message {
-            role: "system".into(),
-            content: "BLOCK".into(),
-        }];
-        let b = body(&original, &prompt);
-        assert_eq!(b["messages"][0]["content"], "BLOCK");
-        assert!(b.get("session").is_none() && b.get("agent").is_none());
-        assert_eq!(b["temperature"], 0.2);
-        assert_eq!(b["model"], "m");
+    fn stream_lines_and_whole_answers_are_read() {
+        let c = data(r#"data: {"choices":[{"delta":{"content":"Hel"}}]}"#).unwrap();
+        assert_eq!(delta(&c), Some("Hel"));
+        assert_eq!(data("data: [DONE]"), None);
+        assert!(is_done("data: [DONE]") && is_done("data:[DONE]") && !is_done(""));
+        assert_eq!(data(": keep-alive"), None);
+        let w: Value =
+            serde_json::from_str(r#"{"choices":[{"message":{"content":"Hello"}}]}"#).unwrap();
+        assert_eq!(content(&w), Some("Hello"));
     }
 
-    #[test]
-    fn reply_text_from_chunks_and_whole_answers() {
-        assert_eq!(
-            delta(r#"data: {"choices":[{"delta":{"content":"Hel"}}]}"#).as_deref(),
-            Some("Hel")
-        );
-        assert_eq!(delta("data: [DONE]"), None);
-        assert_eq!(delta(""), None);
-        assert_eq!(
-            content(r#"{"choices":[{"message":{"content":"Hello"}}]}"#).as_deref(),
-            Some("Hello")
-        );
+    #[tokio::test]
+    async fn an_upstream_that_is_down_says_why() {
+        let (tx, mut rx) = mpsc::channel(4);
+        // Port 9 (discard) on loopback: nothing listens in the test environment.
+        let t = tokio::task::spawn_blocking(move || {
+            forward("http://127.0.0.1:9/v1", &Value::Null, &tx);
+        });
+        assert!(matches!(rx.recv().await, Some(Said::Failed(_))));
+        t.await.unwrap();
+        assert!(models("http://127.0.0.1:9/v1").is_err());
     }
 }

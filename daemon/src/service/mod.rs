@@ -98,7 +98,10 @@ pub fn main(opts: Options) -> anyhow::Result<()> {
         limits.unix,
         limits.tcp
     );
-    runtime.block_on(serve(opts, intervals, limits, instance))
+    let result = runtime.block_on(serve(opts, intervals, limits, instance));
+    // A relay still reading a silent upstream holds a blocking thread: do not wait for it.
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    result
 }
 
 /// Bind what `opts` asks for, publish where we listen, and run until a stop signal. Only here
@@ -186,8 +189,8 @@ async fn serve(
 /// Serve `listeners` and run the event loop until `shutdown` completes (or `reload` says to
 /// re-read settings and jobs). Then stop accepting; a pass in flight abandons its model work
 /// (it has written nothing yet) or, if already writing, completes its atomic write; the tasks
-/// the loop started are drained, queued reinforcement is written, and open requests get a
-/// moment to finish.
+/// the loop started are drained, queued reinforcement is written, open requests get a moment
+/// to finish, and so do the chat path's tasks (turn loggers, SSE pumps, timers).
 pub async fn run(
     shared: Arc<Shared>,
     listeners: Listeners,
@@ -261,6 +264,12 @@ pub async fn run(
         for s in &servers {
             s.abort();
         }
+    }
+    // The chat path's tasks: a turn logger finishes its append, timers end, a reply still
+    // streaming to a client that is gone stops.
+    let aborted = shared.chat.tasks.drain(REQUEST_GRACE).await;
+    if aborted > 0 {
+        tracing::warn!("{aborted} chat tasks still running after {REQUEST_GRACE:?}; stopped them");
     }
     Ok(())
 }

@@ -1,9 +1,14 @@
-//! `POST /v1/chat/completions` and `GET /v1/models`, in OpenAI's shapes: recall runs on every
-//! turn and its block joins the system message, `X-Localm-Memory` says what it did, the reply
-//! comes from the chat worker (whole, or streamed as server-sent events), and in log/full mode
-//! the turn is appended to `sessions/<session>.jsonl`, which is what grows memory.
+//! `POST /v1/chat/completions` and `GET /v1/models`, in OpenAI's shapes (`chat/openai.rs`):
+//! recall runs on every turn and its block joins the system message, `X-Localm-Memory` says
+//! what it did, the reply comes from the chat worker (`chat/local.rs`) or the upstream
+//! (`chat/relay.rs`), whole or streamed as server-sent events, and in log/full mode the turn is
+//! appended to `sessions/<session>.jsonl` (`chat/turn_log.rs`), which is what grows memory.
 
-use std::convert::Infallible;
+pub mod local;
+pub mod openai;
+pub mod relay;
+pub mod turn_log;
+
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -13,41 +18,20 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
-use localm_core::chat::{self, ChatRequest, InMessage};
+use localm_core::chat;
 use localm_core::manage::{self, Added};
 use localm_core::record::Kind;
-use localm_core::session;
 use serde_json::{Value, json};
 
 use super::recall::{HEADER, Reinforce, recall_turn};
-use crate::chat::protocol::{Event, Finish, Request};
 use crate::chat::supervisor::ChatFailure;
 use crate::chat::upstream;
 use crate::models;
 use crate::service::state::Shared;
+use openai::{ChatRequest, InMessage, ReplyId, error};
 
 /// The header a client names its session with (the body's `session` field works too).
 pub const SESSION_HEADER: &str = "x-localm-session";
-/// Generated tokens when the request does not say.
-const DEFAULT_MAX_TOKENS: u32 = 512;
-/// The most generated tokens one reply may ask for.
-const MAX_TOKENS_CAP: u32 = 4096;
-
-/// An error in OpenAI's shape: `{"error": {"message", "type", "code"}}`.
-fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
-    let kind = if status.is_server_error() {
-        "server_error"
-    } else {
-        "invalid_request_error"
-    };
-    let body = json!({"error": {"message": message.into(), "type": kind, "code": code}});
-    let mut resp = (status, Json(body)).into_response();
-    if status == StatusCode::SERVICE_UNAVAILABLE {
-        resp.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-    }
-    resp
-}
 
 fn failure(f: &ChatFailure) -> Response {
     match f {
@@ -61,16 +45,46 @@ fn failure(f: &ChatFailure) -> Response {
     }
 }
 
-/// `GET /v1/models`: the chat model, when one is installed.
+/// `GET /v1/models`: the upstream's models (asked for each time) when there is one, and the
+/// local chat model, when one is installed.
 pub async fn models(State(s): State<Arc<Shared>>) -> Response {
     let config = s.config();
-    let data: Vec<Value> = models::chat_path(&s.data_dir, &config.settings)
+    let mut data: Vec<Value> = models::chat_path(&s.data_dir, &config.settings)
         .filter(|p| p.is_file())
         .map(|p| model_name(&p))
         .map(|id| json!({"id": id, "object": "model", "created": 0, "owned_by": "localm"}))
         .into_iter()
         .collect();
+    if let Some(base) = upstream_base(&s) {
+        match tokio::task::spawn_blocking(move || upstream::models(&base)).await {
+            Ok(Ok(theirs)) => {
+                let ours: Vec<Value> = std::mem::take(&mut data);
+                data = theirs;
+                for m in ours {
+                    if !data.iter().any(|d| d["id"] == m["id"]) {
+                        data.push(m);
+                    }
+                }
+            }
+            Ok(Err(e)) if data.is_empty() => {
+                return error(
+                    StatusCode::BAD_GATEWAY,
+                    "upstream_unreachable",
+                    format!("the chat upstream did not list its models ({e}); check chat_upstream"),
+                );
+            }
+            Ok(Err(e)) => tracing::warn!("chat upstream: {e}"),
+            Err(e) => tracing::warn!("chat upstream: {e}"),
+        }
+    }
     Json(json!({"object": "list", "data": data})).into_response()
+}
+
+/// `--chat-upstream`, else the `chat_upstream` setting.
+fn upstream_base(s: &Shared) -> Option<String> {
+    s.chat_upstream
+        .clone()
+        .or_else(|| s.config().settings.chat_upstream.clone())
 }
 
 fn model_name(path: &std::path::Path) -> String {
@@ -86,9 +100,7 @@ struct Prepared {
     block: String,
     /// Where the turn is logged, when it is (log/full mode, plugin on).
     log_to: Option<String>,
-    created: u64,
-    id: String,
-    model: String,
+    reply: ReplyId,
 }
 
 /// `POST /v1/chat/completions`.
@@ -107,7 +119,15 @@ pub async fn completions(
             );
         }
     };
-    if let Err(e) = req.validate() {
+    let config = s.config();
+    let local_model = models::chat_path(&s.data_dir, &config.settings).filter(|p| p.is_file());
+    // With an upstream, a request naming the local model's id is still served locally.
+    let asks_local = local_model
+        .as_deref()
+        .map(model_name)
+        .is_some_and(|n| req.model.as_deref() == Some(n.as_str()));
+    let upstream = upstream_base(&s).filter(|_| !asks_local);
+    if let Err(e) = req.validate(upstream.is_some()) {
         return error(StatusCode::BAD_REQUEST, "invalid_request", e.to_string());
     }
     let header_session = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok());
@@ -116,17 +136,23 @@ pub async fn completions(
         Ok(n) => n,
         Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_session", e.to_string()),
     };
-    let config = s.config();
     let plugin = config.settings.memory_plugin_enabled();
-    let latest = req.latest().map(InMessage::text).unwrap_or_default();
+    let latest = req
+        .new_user_message()
+        .map(InMessage::text)
+        .unwrap_or_default();
     let created = now.timestamp().max(0) as u64;
     let id = format!("chatcmpl-{:016x}", nonce());
 
     if plugin && let Some(fact) = chat::remember_command(&latest) {
-        let reply = remember(&s, fact).await;
-        let model = req.model.clone().unwrap_or_else(|| "localm".into());
+        let text = remember(&s, fact).await;
+        let reply = ReplyId {
+            id,
+            created,
+            model: req.model.clone().unwrap_or_else(|| "localm".into()),
+        };
         let header = localm_core::recall::Recall::none(None).header_value();
-        return whole_or_stream(&req, &id, created, &model, &reply, &header);
+        return local::canned(&req, &reply, &text, &header);
     }
 
     // Recall, as the spec's table says: the plugin on, memory_enabled, the mode's rules, the
@@ -151,23 +177,21 @@ pub async fn completions(
             localm_core::recall::Recall::none(None).header_value(),
         )
     };
-    let upstream = s
-        .chat_upstream
-        .clone()
-        .or_else(|| config.settings.chat_upstream.clone());
+    let log_to = (plugin && config.mode.allows_writes()).then_some(session);
     if let Some(base) = upstream {
         let original: Value = serde_json::from_slice(&body).unwrap_or_default();
-        let sent = upstream::body(&original, &chat::prompt(&req.messages, &block));
         let p = Prepared {
-            log_to: (plugin && config.mode.allows_writes()).then_some(session),
-            model: req.model.clone().unwrap_or_default(),
+            reply: ReplyId {
+                id,
+                created,
+                model: req.model.clone().unwrap_or_default(),
+            },
             req,
             header,
             block,
-            created,
-            id,
+            log_to,
         };
-        return forward(s, p, base, sent).await;
+        return relay::forward(s, p, base, &original).await;
     }
     let Some(model_path) = models::chat_path(&s.data_dir, &config.settings) else {
         return error(
@@ -177,31 +201,17 @@ pub async fn completions(
         );
     };
     let p = Prepared {
-        log_to: (plugin && config.mode.allows_writes()).then_some(session),
-        model: req.model.clone().unwrap_or_else(|| model_name(&model_path)),
+        reply: ReplyId {
+            id,
+            created,
+            model: req.model.clone().unwrap_or_else(|| model_name(&model_path)),
+        },
         req,
         header,
         block,
-        created,
-        id,
+        log_to,
     };
-    let request = Request {
-        messages: chat::prompt(&p.req.messages, &p.block),
-        max_tokens: p.req.max_new_tokens(DEFAULT_MAX_TOKENS, MAX_TOKENS_CAP),
-        temperature: p.req.temperature.unwrap_or(0.0).clamp(0.0, 2.0),
-        top_p: p.req.top_p.unwrap_or(1.0),
-        seed: p.req.seed.map_or_else(|| nonce() as u32, |x| x as u32),
-        stop: p.req.stop.as_ref().map(|s| s.strings()).unwrap_or_default(),
-    };
-    let turn = match s.chat.start(&model_path, &request).await {
-        Ok(t) => t,
-        Err(f) => return failure(&f),
-    };
-    if p.req.stream {
-        stream(s, p, turn)
-    } else {
-        whole(s, p, turn).await
-    }
+    local::generate(s, p, &model_path).await
 }
 
 /// Store a `/remember` fact as the user's, and the reply that says what happened.
@@ -236,318 +246,6 @@ async fn remember(s: &Arc<Shared>, fact: &str) -> String {
     }
 }
 
-/// A reply that needs no model (`/remember`), in the shape the request asked for.
-fn whole_or_stream(
-    req: &ChatRequest,
-    id: &str,
-    created: u64,
-    model: &str,
-    text: &str,
-    header: &str,
-) -> Response {
-    if !req.stream {
-        let body = completion(id, created, model, text, Finish::Stop, 0, 0);
-        return with_header(Json(body).into_response(), header);
-    }
-    let usage = req.stream_options.as_ref().is_some_and(|o| o.include_usage);
-    let mut out = String::new();
-    out.push_str(&sse(&chunk(
-        id,
-        created,
-        model,
-        json!({"role": "assistant", "content": text}),
-        None,
-        usage,
-    )));
-    out.push_str(&sse(&chunk(
-        id,
-        created,
-        model,
-        json!({}),
-        Some(Finish::Stop),
-        usage,
-    )));
-    if usage {
-        out.push_str(&sse(&usage_chunk(id, created, model, 0, 0)));
-    }
-    out.push_str("data: [DONE]\n\n");
-    with_header(sse_response(Body::from(out)), header)
-}
-
-async fn whole(s: Arc<Shared>, p: Prepared, mut turn: crate::chat::supervisor::Turn) -> Response {
-    let mut text = String::new();
-    let done = loop {
-        match turn.next().await {
-            Some(Ok(Event::Text(t))) => text.push_str(&t),
-            Some(Ok(Event::Done {
-                finish,
-                prompt_tokens,
-                completion_tokens,
-            })) => break Ok((finish, prompt_tokens, completion_tokens)),
-            Some(Ok(Event::Error(e))) => break Err(ChatFailure::Failed(e)),
-            Some(Ok(Event::Ready { .. })) => {}
-            Some(Err(f)) => break Err(f),
-            None => break Err(ChatFailure::Failed("the reply ended early".into())),
-        }
-    };
-    s.chat.schedule_unload();
-    let (finish, prompt_tokens, completion_tokens) = match done {
-        Ok(d) => d,
-        Err(f) => return with_header(failure(&f), &p.header),
-    };
-    log_turn(&s, &p, &text).await;
-    let body = completion(
-        &p.id,
-        p.created,
-        &p.model,
-        &text,
-        finish,
-        prompt_tokens,
-        completion_tokens,
-    );
-    with_header(Json(body).into_response(), &p.header)
-}
-
-fn stream(s: Arc<Shared>, p: Prepared, mut turn: crate::chat::supervisor::Turn) -> Response {
-    let header = p.header.clone();
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<Bytes>(32);
-    tokio::spawn(async move {
-        let usage = p
-            .req
-            .stream_options
-            .as_ref()
-            .is_some_and(|o| o.include_usage);
-        let (id, created, model) = (p.id.as_str(), p.created, p.model.as_str());
-        let first = chunk(
-            id,
-            created,
-            model,
-            json!({"role": "assistant", "content": ""}),
-            None,
-            usage,
-        );
-        if tx.send(sse(&first).into()).await.is_err() {
-            return;
-        }
-        let mut text = String::new();
-        let mut ended_well = false;
-        while let Some(event) = turn.next().await {
-            let line = match event {
-                Ok(Event::Text(t)) => {
-                    text.push_str(&t);
-                    sse(&chunk(
-                        id,
-                        created,
-                        model,
-                        json!({"content": t}),
-                        None,
-                        usage,
-                    ))
-                }
-                Ok(Event::Done {
-                    finish,
-                    prompt_tokens,
-                    completion_tokens,
-                }) => {
-                    ended_well = true;
-                    let mut out = sse(&chunk(id, created, model, json!({}), Some(finish), usage));
-                    if usage {
-                        out.push_str(&sse(&usage_chunk(
-                            id,
-                            created,
-                            model,
-                            prompt_tokens,
-                            completion_tokens,
-                        )));
-                    }
-                    out
-                }
-                Ok(Event::Error(e)) => sse(
-                    &json!({"error": {"message": e, "type": "server_error", "code": "generation_failed"}}),
-                ),
-                Ok(Event::Ready { .. }) => continue,
-                Err(f) => sse(
-                    &json!({"error": {"message": f.to_string(), "type": "server_error", "code": "worker_crashed"}}),
-                ),
-            };
-            // A client that left drops the receiver: dropping `turn` then cancels the reply.
-            if tx.send(line.into()).await.is_err() {
-                return;
-            }
-        }
-        s.chat.schedule_unload();
-        if ended_well {
-            log_turn(&s, &p, &text).await;
-        }
-        let _ = tx.send(Bytes::from_static(b"data: [DONE]\n\n")).await;
-    });
-    let body = futures_util::stream::poll_fn(move |cx| {
-        rx.poll_recv(cx).map(|o| o.map(Ok::<_, Infallible>))
-    });
-    with_header(sse_response(Body::from_stream(body)), &header)
-}
-
-/// The turn through `chat_upstream`: forward the augmented request, pass the answer back as it
-/// comes (streamed or whole, with its status), and log the turn once a reply arrived whole.
-async fn forward(s: Arc<Shared>, p: Prepared, base: String, sent: Value) -> Response {
-    let (head_tx, head_rx) = tokio::sync::oneshot::channel::<(u16, String)>();
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<Bytes>(64);
-    let tx_done = tx.clone();
-    let stream = p.req.stream;
-    let header = p.header.clone();
-    let shared = Arc::clone(&s);
-    let reading = tokio::task::spawn_blocking(move || {
-        let mut head_tx = Some(head_tx);
-        let mut text = String::new();
-        let mut whole = String::new();
-        let mut ok = false;
-        let mut complete = !stream;
-        let result = upstream::forward(
-            &base,
-            &sent,
-            &mut |a| {
-                ok = (200..300).contains(&a.status);
-                if let Some(h) = head_tx.take() {
-                    let _ = h.send((a.status, a.content_type.clone()));
-                }
-            },
-            &mut |line| {
-                if stream {
-                    if let Some(t) = upstream::delta(line) {
-                        text.push_str(&t);
-                    }
-                    if line.trim() == "data: [DONE]" {
-                        // Sent once the turn is logged, so a client that saw the end finds it.
-                        complete = true;
-                        return true;
-                    }
-                } else {
-                    whole.push_str(line);
-                    whole.push('\n');
-                }
-                tx.blocking_send(Bytes::from(format!("{line}\n"))).is_ok()
-            },
-        );
-        if let Err(e) = &result {
-            tracing::warn!("chat upstream: {e}");
-        }
-        if !stream {
-            text = upstream::content(&whole).unwrap_or_default();
-        }
-        (result.is_ok() && ok && complete).then_some(text)
-    });
-    let Ok((status, content_type)) = head_rx.await else {
-        let why = match reading.await {
-            Ok(_) => "no answer".to_string(),
-            Err(e) => e.to_string(),
-        };
-        return with_header(
-            error(
-                StatusCode::BAD_GATEWAY,
-                "upstream_unreachable",
-                format!("the chat upstream did not answer ({why}); check chat_upstream"),
-            ),
-            &header,
-        );
-    };
-    let done_tx = stream.then(|| tx_done.clone());
-    drop(tx_done);
-    let logger = tokio::spawn(async move {
-        if let Ok(Some(text)) = reading.await {
-            log_turn(&shared, &p, &text).await;
-            if let Some(tx) = done_tx {
-                let _ = tx.send(Bytes::from_static(b"data: [DONE]\n\n")).await;
-            }
-        }
-    });
-    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
-    let mut resp = if stream {
-        let body = futures_util::stream::poll_fn(move |cx| {
-            rx.poll_recv(cx).map(|o| o.map(Ok::<_, Infallible>))
-        });
-        Response::new(Body::from_stream(body))
-    } else {
-        let mut whole = Vec::new();
-        while let Some(b) = rx.recv().await {
-            whole.extend_from_slice(&b);
-        }
-        let _ = logger.await;
-        Response::new(Body::from(whole))
-    };
-    *resp.status_mut() = status;
-    if let Ok(v) = HeaderValue::from_str(&content_type) {
-        resp.headers_mut().insert(header::CONTENT_TYPE, v);
-    }
-    with_header(resp, &header)
-}
-
-/// Append the turn to its session log (log/full mode with the plugin on only).
-async fn log_turn(s: &Arc<Shared>, p: &Prepared, reply: &str) {
-    let Some(name) = p.log_to.clone() else { return };
-    // Privacy may have been switched on while the reply was generated.
-    if !s.config().mode.allows_writes() {
-        return;
-    }
-    let Some(user) = p.req.latest().cloned() else {
-        return;
-    };
-    let lines = chat::log_lines(&user, reply, p.req.agent, Utc::now());
-    let dir = s.data_dir.join("sessions");
-    let result = tokio::task::spawn_blocking(move || session::append(&dir, &name, &lines)).await;
-    match result {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => tracing::warn!("chat: could not log the turn: {e}"),
-        Err(e) => tracing::warn!("chat: could not log the turn: {e}"),
-    }
-}
-
-fn completion(
-    id: &str,
-    created: u64,
-    model: &str,
-    text: &str,
-    finish: Finish,
-    prompt_tokens: usize,
-    completion_tokens: usize,
-) -> Value {
-    json!({
-        "id": id, "object": "chat.completion", "created": created, "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
-    })
-}
-
-fn chunk(
-    id: &str,
-    created: u64,
-    model: &str,
-    delta: Value,
-    finish: Option<Finish>,
-    usage: bool,
-) -> Value {
-    let mut c = json!({
-        "id": id, "object": "chat.completion.chunk", "created": created, "model": model,
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    });
-    if usage {
-        c["usage"] = Value::Null;
-    }
-    c
-}
-
-fn usage_chunk(id: &str, created: u64, model: &str, prompt: usize, completion: usize) -> Value {
-    json!({
-        "id": id, "object": "chat.completion.chunk", "created": created, "model": model,
-        "choices": [],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
-    })
-}
-
-fn sse(v: &Value) -> String {
-    format!("data: {v}\n\n")
-}
-
 fn sse_response(body: Body) -> Response {
     let mut resp = Response::new(body);
     let h = resp.headers_mut();
@@ -572,4 +270,13 @@ fn nonce() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
     localm_core::id::fnv1a32(&t.to_le_bytes()) as u64 ^ (t << 20)
+}
+
+/// A response body fed by `rx`, chunk by chunk, until every sender is gone.
+fn channel_body(mut rx: tokio::sync::mpsc::Receiver<Bytes>) -> Body {
+    let stream = futures_util::stream::poll_fn(move |cx| {
+        rx.poll_recv(cx)
+            .map(|o| o.map(Ok::<_, std::convert::Infallible>))
+    });
+    Body::from_stream(stream)
 }

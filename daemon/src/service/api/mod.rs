@@ -1,11 +1,12 @@
 //! The HTTP API on the control socket and the loopback listener: the `/api/memory*` routes
 //! (mounted while the memory plugin is enabled), `POST /api/memory/recall`, `GET /api/health`,
-//! the page and its settings routes, and the login (TCP: `/login`; socket: `/api/login-link`).
-//! Errors are JSON.
+//! the page and its settings routes, the login (TCP: `/login`; socket: `/api/login-link`), and
+//! the OpenAI-shaped `/v1/*` with CORS when `cors_origins` allows it. Errors are JSON.
 
 pub mod auth;
 pub mod body;
 pub mod chat;
+pub mod cors;
 pub mod error;
 pub mod memory;
 pub mod page;
@@ -64,11 +65,13 @@ pub fn router(shared: Arc<Shared>, tcp: Option<Arc<auth::TcpGuard>>) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(body::MAX_BODY))
         .layer(middleware::from_fn(declared_size))
-        .with_state(shared);
-    match tcp {
+        .with_state(Arc::clone(&shared));
+    let app = match tcp {
         Some(g) => app.layer(middleware::from_fn_with_state(g, auth::guard)),
         None => app,
-    }
+    };
+    // Outermost: a browser's preflight carries no token.
+    app.layer(middleware::from_fn_with_state(shared, cors::layer))
 }
 
 /// `GET /api/health`'s answer: the daemon is up; what it runs with.
