@@ -310,7 +310,7 @@ fn the_debian_package_installs_runs_and_is_removed() {
     let deb = built.ok().trim().to_string();
     assert!(deb.ends_with(".deb"), "{}", built.describe());
     let listing = Run(Command::new("dpkg-deb")
-        .args(["-c", &deb])
+        .args(["-c", deb.as_str()])
         .output()
         .unwrap())
     .ok();
