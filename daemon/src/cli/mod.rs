@@ -2,6 +2,7 @@
 
 pub mod consolidate;
 pub mod job;
+pub mod manual;
 pub mod memory;
 pub mod open;
 pub mod output;
@@ -144,6 +145,13 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Write the man pages (localm.1 and one per subcommand) into DIR (used by
+    /// scripts/package).
+    #[command(hide = true)]
+    ManPages {
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -214,6 +222,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             clap_complete::generate(shell, &mut cmd, "localm", &mut std::io::stdout());
             Ok(())
         }
+        Command::ManPages { dir } => manual::write(Cli::command(), &dir),
         Command::SetupEmbeddings { from } => {
             let ctx = Context::resolve(&cli.global)?;
             setup::embeddings(&ctx, from.as_deref())

@@ -1,25 +1,40 @@
 //! Serving a listener so that no client can starve the owner: each connection is HTTP/1.1 on
-//! hyper with a header-read timeout, under a cap that belongs to its listener (the control socket
-//! and the loopback listener each have their own, so TCP clients cannot use up the socket's), and
-//! a connection over the cap gets a 503 and is closed at once. Shutdown stops accepting, lets
-//! each connection finish the request it is serving, and closes the idle ones.
+//! hyper with a header-read timeout and a body deadline, under a cap that belongs to its
+//! listener (the control socket and the loopback listener each have their own, so TCP clients
+//! cannot use up the socket's). On the loopback listener a connection over the cap gets a 503 and
+//! is closed at once. On the control socket, where every client is the owner, a new connection
+//! over the cap takes the place of the connection that has been reading a request the longest
+//! (stalled in its head or body, or idle between requests), so stalled clients can never hold
+//! every slot; only when every slot is answering a request does it get the 503. Shutdown stops
+//! accepting, lets each connection finish the request it is serving, and closes the idle ones.
 //!
-//! One timer covers both the request head and keep-alive idleness: hyper 1.x starts the
-//! header-read timer whenever a connection waits for a request head, the first one after accept
-//! or the next one after a response, and stops it once the head is read. A request being served
-//! (a consolidation of minutes, a streamed answer) runs no timer.
+//! Reading a request is bounded, answering one is not. One hyper timer covers both the request
+//! head and keep-alive idleness: hyper 1.x starts the header-read timer whenever a connection
+//! waits for a request head, the first one after accept or the next one after a response, and
+//! stops it once the head is read. From the head on, the body must arrive in full within the
+//! body deadline ([`reading::DeadlineBody`]); a body cut off is answered 408 and the connection
+//! closed. A request being served (a consolidation of minutes, a streamed answer) runs no timer.
 
+mod reading;
+
+pub use reading::BodyTimedOut;
+
+use std::convert::Infallible;
 use std::io::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Body;
 use axum::serve::Listener;
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
+use tower::ServiceExt as _;
+
+use reading::{Answer, DeadlineBody, Registry};
 
 /// How long a client has to send a complete request head, from accept or from the end of the
 /// previous response (so also how long a keep-alive connection may sit idle). Local clients send
@@ -28,6 +43,13 @@ use tokio::task::JoinSet;
 pub const DEFAULT_HEADER_READ: Duration = Duration::from_secs(10);
 /// `LOCALM_HEADER_READ_TIMEOUT`: the header-read timeout in seconds (for tests; not advertised).
 pub const HEADER_READ_ENV: &str = "LOCALM_HEADER_READ_TIMEOUT";
+/// How long a request body may take to arrive in full, from the end of its head. The largest
+/// body (1 MiB) takes milliseconds on a local connection; ten seconds forgives a stalled machine.
+pub const DEFAULT_BODY_READ: Duration = Duration::from_secs(10);
+/// `LOCALM_BODY_READ_TIMEOUT`: the body deadline in seconds (for tests; not advertised).
+pub const BODY_READ_ENV: &str = "LOCALM_BODY_READ_TIMEOUT";
+/// How long the control socket waits for a connection it told to close to give up its slot.
+const EVICT_WAIT: Duration = Duration::from_secs(1);
 /// The most connections one listener serves at once.
 pub const MAX_CONNECTIONS: usize = 64;
 /// Open files the daemon keeps for itself under its limit: store files and locks on the blocking
@@ -37,7 +59,7 @@ pub const FD_RESERVE: u64 = 64;
 /// both caps and the reserve many times over, without handing a huge limit to child processes.
 pub const FD_WANTED: u64 = 4096;
 
-/// The caps and the timeout the listeners are served with.
+/// The caps and the timeouts the listeners are served with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Connections the control socket serves at once.
@@ -46,12 +68,25 @@ pub struct Limits {
     pub tcp: usize,
     /// See [`DEFAULT_HEADER_READ`].
     pub header_read: Duration,
+    /// See [`DEFAULT_BODY_READ`].
+    pub body_read: Duration,
+}
+
+/// How one listener serves: its cap, its deadlines, and what happens past the cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    pub cap: usize,
+    pub header_read: Duration,
+    pub body_read: Duration,
+    /// Past the cap, close the connection reading a request longest to make room (the owner's
+    /// socket) instead of turning the new one away.
+    pub reclaim: bool,
 }
 
 impl Limits {
     /// Caps that fit under `fd_limit` open files with [`FD_RESERVE`] left for the daemon: up to
     /// [`MAX_CONNECTIONS`] each, the socket's half taken first, at least one each.
-    pub fn new(fd_limit: u64, header_read: Duration) -> Limits {
+    pub fn new(fd_limit: u64, header_read: Duration, body_read: Duration) -> Limits {
         let spare = fd_limit.saturating_sub(FD_RESERVE);
         let cap = |n: u64| {
             usize::try_from(n)
@@ -64,26 +99,61 @@ impl Limits {
             unix,
             tcp,
             header_read,
+            body_read,
         }
     }
 
-    /// Read [`HEADER_READ_ENV`] (whole seconds, at least 1); a bad value is an error.
-    pub fn header_read_from_env(get: impl Fn(&str) -> Option<String>) -> Result<Duration, String> {
-        match get(HEADER_READ_ENV).filter(|v| !v.trim().is_empty()) {
-            None => Ok(DEFAULT_HEADER_READ),
-            Some(v) => match v.trim().parse::<u64>() {
-                Ok(n) if n >= 1 => Ok(Duration::from_secs(n)),
-                _ => Err(format!(
-                    "{HEADER_READ_ENV}={v:?} is not a whole number of seconds (at least 1)"
-                )),
-            },
+    /// The control socket's rules: past the cap, the longest-reading connection makes room.
+    pub fn socket(&self) -> Rules {
+        Rules {
+            cap: self.unix,
+            header_read: self.header_read,
+            body_read: self.body_read,
+            reclaim: true,
         }
+    }
+
+    /// The loopback listener's rules: past the cap, a 503.
+    pub fn loopback(&self) -> Rules {
+        Rules {
+            cap: self.tcp,
+            header_read: self.header_read,
+            body_read: self.body_read,
+            reclaim: false,
+        }
+    }
+
+    /// Read [`HEADER_READ_ENV`] and [`BODY_READ_ENV`] (whole seconds, at least 1); a bad value
+    /// is an error.
+    pub fn deadlines_from_env(
+        get: impl Fn(&str) -> Option<String>,
+    ) -> Result<(Duration, Duration), String> {
+        Ok((
+            seconds_from_env(&get, HEADER_READ_ENV, DEFAULT_HEADER_READ)?,
+            seconds_from_env(&get, BODY_READ_ENV, DEFAULT_BODY_READ)?,
+        ))
+    }
+}
+
+fn seconds_from_env(
+    get: &impl Fn(&str) -> Option<String>,
+    key: &str,
+    default: Duration,
+) -> Result<Duration, String> {
+    match get(key).filter(|v| !v.trim().is_empty()) {
+        None => Ok(default),
+        Some(v) => match v.trim().parse::<u64>() {
+            Ok(n) if n >= 1 => Ok(Duration::from_secs(n)),
+            _ => Err(format!(
+                "{key}={v:?} is not a whole number of seconds (at least 1)"
+            )),
+        },
     }
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits::new(FD_WANTED, DEFAULT_HEADER_READ)
+        Limits::new(FD_WANTED, DEFAULT_HEADER_READ, DEFAULT_BODY_READ)
     }
 }
 
@@ -139,19 +209,15 @@ impl TurnAway for tokio::net::UnixStream {
     }
 }
 
-/// Serve `router` on `listener`, at most `cap` connections at once, until `stop` turns true;
-/// then stop accepting and wait for every connection to finish its request and close.
-pub async fn serve<L>(
-    mut listener: L,
-    router: Router,
-    cap: usize,
-    header_read: Duration,
-    stop: watch::Receiver<bool>,
-) where
+/// Serve `router` on `listener` under `rules` until `stop` turns true; then stop accepting and
+/// wait for every connection to finish its request and close.
+pub async fn serve<L>(mut listener: L, router: Router, rules: Rules, stop: watch::Receiver<bool>)
+where
     L: Listener,
     L::Io: TurnAway,
 {
-    let permits = Arc::new(Semaphore::new(cap));
+    let permits = Arc::new(Semaphore::new(rules.cap));
+    let registry = Arc::new(Registry::default());
     let mut conns = JoinSet::new();
     let stopping = stopped(stop.clone());
     tokio::pin!(stopping);
@@ -163,15 +229,16 @@ pub async fn serve<L>(
         while let Some(done) = conns.try_join_next() {
             log_panic(done);
         }
-        let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
-            tracing::debug!("{cap} connections open: turned one away");
+        let Some(permit) = slot_for(&permits, &registry, rules).await else {
+            tracing::debug!("{} connections open: turned one away", rules.cap);
             io.turn_away();
             continue;
         };
         conns.spawn(connection(
             io,
             router.clone(),
-            header_read,
+            rules,
+            Arc::clone(&registry),
             stop.clone(),
             permit,
         ));
@@ -182,32 +249,85 @@ pub async fn serve<L>(
     }
 }
 
-/// One connection, holding its listener's permit until it closes.
+/// A free slot, or under [`Rules::reclaim`] the slot of the connection reading a request the
+/// longest, once it has closed; `None` when the connection is to be turned away.
+async fn slot_for(
+    permits: &Arc<Semaphore>,
+    registry: &Registry,
+    rules: Rules,
+) -> Option<OwnedSemaphorePermit> {
+    if let Ok(p) = Arc::clone(permits).try_acquire_owned() {
+        return Some(p);
+    }
+    if !rules.reclaim || !registry.evict_longest_reading() {
+        return None;
+    }
+    tracing::debug!(
+        "{} connections open: closed the one reading a request longest",
+        rules.cap
+    );
+    match tokio::time::timeout(EVICT_WAIT, Arc::clone(permits).acquire_owned()).await {
+        Ok(Ok(p)) => Some(p),
+        _ => None,
+    }
+}
+
+/// One connection, holding its listener's permit until it closes (or is told to make room).
 async fn connection<I>(
     io: I,
     router: Router,
-    header_read: Duration,
+    rules: Rules,
+    registry: Arc<Registry>,
     stop: watch::Receiver<bool>,
     _permit: OwnedSemaphorePermit,
 ) where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
+    let entry = registry.enter();
+    let slot = Arc::clone(&entry.slot);
+    let body_read = rules.body_read;
+    let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+        let slot = Arc::clone(&slot);
+        let req = req.map(|b| Body::new(DeadlineBody::new(b, body_read, Arc::clone(&slot))));
+        let answer = router.clone().oneshot(req);
+        async move {
+            let response = answer
+                .await
+                .unwrap_or_else(|never: Infallible| match never {});
+            Ok::<_, Infallible>(response.map(|b| Answer::new(b, slot)))
+        }
+    });
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(header_read);
-    let conn = http.serve_connection(TokioIo::new(io), TowerToHyperService::new(router));
+        .header_read_timeout(rules.header_read);
+    let conn = http.serve_connection(TokioIo::new(io), service);
     tokio::pin!(conn);
-    let closed = tokio::select! {
-        r = conn.as_mut() => r,
-        () = stopped(stop) => {
-            // Closes an idle connection now; one serving a request closes after its response.
-            conn.as_mut().graceful_shutdown();
-            conn.await
+    let closed = loop {
+        tokio::select! {
+            // First, so a connection told to make room is closed before it reads any further.
+            biased;
+            () = entry.slot.evict.notified() => {
+                // A request it began answering since it was chosen is answered all the same.
+                if entry.slot.is_reading() {
+                    tracing::debug!("closed a connection reading a request to make room for a new one");
+                    return;
+                }
+                entry.slot.spared();
+            }
+            r = conn.as_mut() => break r,
+            () = stopped(stop.clone()) => {
+                // Closes an idle connection now; one serving a request closes after its response.
+                conn.as_mut().graceful_shutdown();
+                break conn.await;
+            }
         }
     };
     match closed {
         Err(e) if e.is_timeout() => {
-            tracing::debug!("closed a connection that sent no request head for {header_read:?}");
+            tracing::debug!(
+                "closed a connection that sent no request head for {:?}",
+                rules.header_read
+            );
         }
         Err(e) => tracing::debug!("connection closed: {e}"),
         Ok(()) => {}
@@ -233,6 +353,7 @@ mod tests {
     #[test]
     fn caps_fit_under_the_open_file_limit() {
         let t = Duration::from_secs(10);
+        let b = DEFAULT_BODY_READ;
         // (open-file limit, socket cap, TCP cap)
         let table = [
             (1_048_576, 64, 64),
@@ -245,7 +366,7 @@ mod tests {
             (0, 1, 1),
         ];
         for (fds, unix, tcp) in table {
-            let l = Limits::new(fds, t);
+            let l = Limits::new(fds, t, b);
             assert_eq!((l.unix, l.tcp), (unix, tcp), "fd limit {fds}");
             if fds >= FD_RESERVE + 2 {
                 assert!(
@@ -257,18 +378,22 @@ mod tests {
     }
 
     #[test]
-    fn the_header_read_timeout_comes_from_the_environment() {
+    fn the_deadlines_come_from_the_environment() {
         assert_eq!(
-            Limits::header_read_from_env(|_| None).unwrap(),
-            DEFAULT_HEADER_READ
+            Limits::deadlines_from_env(|_| None).unwrap(),
+            (DEFAULT_HEADER_READ, DEFAULT_BODY_READ)
         );
+        let env = |k: &str| Some(if k == BODY_READ_ENV { "3" } else { " 2 " }.to_string());
         assert_eq!(
-            Limits::header_read_from_env(|_| Some(" 2 ".into())).unwrap(),
-            Duration::from_secs(2)
+            Limits::deadlines_from_env(env).unwrap(),
+            (Duration::from_secs(2), Duration::from_secs(3))
         );
-        for bad in ["0", "-1", "1.5", "soon"] {
-            let err = Limits::header_read_from_env(|_| Some(bad.into())).unwrap_err();
-            assert!(err.contains(HEADER_READ_ENV), "{err}");
+        for key in [HEADER_READ_ENV, BODY_READ_ENV] {
+            for bad in ["0", "-1", "1.5", "soon"] {
+                let err = Limits::deadlines_from_env(|k| (k == key).then(|| bad.to_string()))
+                    .unwrap_err();
+                assert!(err.contains(key), "{err}");
+            }
         }
     }
 }

@@ -64,7 +64,7 @@ pub struct Listeners {
     pub unix: UnixListener,
     /// The optional loopback listener and the bearer token it requires.
     pub tcp: Option<(TcpListener, String)>,
-    /// Each listener's connection cap and the header-read timeout.
+    /// Each listener's connection cap and the request-read deadlines.
     pub limits: Limits,
 }
 
@@ -72,8 +72,8 @@ pub struct Listeners {
 pub fn main(opts: Options) -> anyhow::Result<()> {
     let intervals =
         Intervals::from_env(|k| std::env::var(k).ok()).map_err(|e| coded(Code::Usage, e))?;
-    let header_read = Limits::header_read_from_env(|k| std::env::var(k).ok())
-        .map_err(|e| coded(Code::Usage, e))?;
+    let (header_read, body_read) =
+        Limits::deadlines_from_env(|k| std::env::var(k).ok()).map_err(|e| coded(Code::Usage, e))?;
     if let Some(addr) = opts.listen
         && !addr.ip().is_loopback()
     {
@@ -92,7 +92,7 @@ pub fn main(opts: Options) -> anyhow::Result<()> {
         .build()
         .context("cannot start the runtime")?;
     let fd_limit = listener::raise_fd_limit();
-    let limits = Limits::new(fd_limit, header_read);
+    let limits = Limits::new(fd_limit, header_read, body_read);
     tracing::debug!(
         "open-file limit {fd_limit}: at most {} connections on the socket, {} on --listen",
         limits.unix,
@@ -200,17 +200,12 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     seed_last_pass(&shared);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let Limits {
-        unix: unix_cap,
-        tcp: tcp_cap,
-        header_read,
-    } = listeners.limits;
+    let limits = listeners.limits;
     let mut servers: Vec<JoinHandle<()>> = Vec::new();
     servers.push(tokio::spawn(listener::serve(
         socket::PeerChecked::new(listeners.unix),
         api::router(Arc::clone(&shared), None),
-        unix_cap,
-        header_read,
+        limits.socket(),
         stop_rx.clone(),
     )));
     if let Some((l, token)) = listeners.tcp {
@@ -222,8 +217,7 @@ pub async fn run(
         servers.push(tokio::spawn(listener::serve(
             l,
             api::router(Arc::clone(&shared), Some(Arc::new(guard))),
-            tcp_cap,
-            header_read,
+            limits.loopback(),
             stop_rx.clone(),
         )));
     }

@@ -1,5 +1,6 @@
 //! The request extractors: the JSON body (any content type, a clear 400 for malformed JSON or
-//! wrong types, 413 for a body over the limit) and the id in a path (400 when it does not decode,
+//! wrong types, 413 for a body over the limit, 408 for one that did not arrive within the body
+//! deadline) and the id in a path (400 when it does not decode,
 //! as `%FF` does not) — always in the API's error shape, never axum's plain-text rejections.
 
 use axum::body::Bytes;
@@ -9,6 +10,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
+use crate::service::listener::BodyTimedOut;
 
 /// The largest body any route reads. A bulk edit's 64,000 characters fit even fully escaped.
 pub const MAX_BODY: usize = 1 << 20;
@@ -27,6 +29,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
                     "body_too_large",
                     format!("the request body is over {MAX_BODY} bytes"),
                 )
+            } else if let Some(late) = timed_out(&e) {
+                ApiError::new(StatusCode::REQUEST_TIMEOUT, "timeout", late.to_string())
             } else {
                 ApiError::bad_input(format!("cannot read the request body: {e}"))
             }
@@ -40,6 +44,18 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
             ))
         })
     }
+}
+
+/// The body deadline's error, wherever it sits in `err`'s chain of sources.
+fn timed_out<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a BodyTimedOut> {
+    let mut cur = Some(err);
+    while let Some(e) = cur {
+        if let Some(t) = e.downcast_ref::<BodyTimedOut>() {
+            return Some(t);
+        }
+        cur = e.source();
+    }
+    None
 }
 
 /// The `{id}` of a route's path, percent-decoded.
