@@ -424,11 +424,7 @@ pub fn accept(ctx: &Ctx, id: &str) -> Result<Committed<(Correction, Option<Recor
         let result = match (correction.op, &correction.new_text) {
             (CorrectionOp::Update, Some(new_text)) => {
                 let new_text = normalize_fact(new_text)?;
-                snap.archive_record(
-                    old,
-                    crate::store::archive::ArchiveReason::Superseded,
-                    ctx.now,
-                );
+                snap.archive_record(old, ArchiveReason::Superseded, ctx.now);
                 let rec = &mut snap.records[at];
                 rec.text = new_text;
                 rec.updated_at = ctx.now;
@@ -439,11 +435,7 @@ pub fn accept(ctx: &Ctx, id: &str) -> Result<Committed<(Correction, Option<Recor
             }
             _ => {
                 snap.records.remove(at);
-                snap.archive_record(
-                    old,
-                    crate::store::archive::ArchiveReason::Superseded,
-                    ctx.now,
-                );
+                snap.archive_record(old, ArchiveReason::Superseded, ctx.now);
                 None
             }
         };

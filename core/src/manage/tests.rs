@@ -623,9 +623,13 @@ fn replace_all_with_a_stale_base_changes_nothing() {
     let added = f.add("Likes jazz");
     let now = f.store.read().unwrap().generation;
     assert!(now > shown.generation, "a write raises the generation");
-    let err = replace_all(&f.ctx(Mode::Log), "Uses vim
-Drinks tea", Some(shown.generation))
-        .unwrap_err();
+    let err = replace_all(
+        &f.ctx(Mode::Log),
+        "Uses vim
+Drinks tea",
+        Some(shown.generation),
+    )
+    .unwrap_err();
     assert!(
         matches!(err, ManageError::Changed { base, now: n } if base == shown.generation && n == now),
         "{err}"
@@ -636,10 +640,14 @@ Drinks tea", Some(shown.generation))
     assert_eq!(added.text, "Likes jazz");
 
     // Made from the store as it is now, the same edit goes through and says where it left it.
-    let done = replace_all(&f.ctx(Mode::Log), "Uses vim
+    let done = replace_all(
+        &f.ctx(Mode::Log),
+        "Uses vim
 Likes jazz
-Drinks tea", Some(now))
-        .unwrap();
+Drinks tea",
+        Some(now),
+    )
+    .unwrap();
     assert_eq!(done.value.added.len(), 1);
     assert_eq!(done.generation, now + 1);
     assert_eq!(f.store.read().unwrap().generation, done.generation);
@@ -687,7 +695,9 @@ fn replace_all_with_empty_text_deletes_everything() {
             ("aa000002", "Likes jazz", Source::Synth, 0.5),
         ],
     );
-    let done = replace_all(&f.ctx(Mode::Full), " \n\t\n", None).unwrap().value;
+    let done = replace_all(&f.ctx(Mode::Full), " \n\t\n", None)
+        .unwrap()
+        .value;
     assert_eq!(done.deleted.len(), 2);
     assert!(done.kept.is_empty() && done.added.is_empty());
     assert!(f.store.read().unwrap().records.is_empty());
@@ -745,7 +755,9 @@ fn replace_all_caps_and_refusals_change_nothing() {
     );
     assert_eq!(f.store.read().unwrap().records, before);
 
-    let done = replace_all(&log, &lines(BULK_MAX_LINES), None).unwrap().value;
+    let done = replace_all(&log, &lines(BULK_MAX_LINES), None)
+        .unwrap()
+        .value;
     assert_eq!(done.added.len(), BULK_MAX_LINES);
     assert_eq!(f.store.read().unwrap().records.len(), MAX_RECORDS);
     let done = replace_all(&log, &at_cap, None).unwrap().value;

@@ -384,8 +384,7 @@ impl Store {
         self.commit(generation, entries)?;
         self.verify_cleared(&texts)?;
         let after = self.read()?;
-        if !(after.records.is_empty() && after.archive.is_empty() && after.corrections.is_empty())
-        {
+        if !(after.records.is_empty() && after.archive.is_empty() && after.corrections.is_empty()) {
             return Err(StoreError::ClearReadBack {
                 records: after.records.len(),
                 archived: after.archive.len(),

@@ -310,12 +310,23 @@ fn clear_refuses_a_symlinked_store_file_and_changes_nothing() {
     let err = s.clear().unwrap_err();
     assert!(matches!(err, StoreError::Symlink { .. }), "{err}");
     let msg = err.to_string();
-    assert!(msg.contains("memory.jsonl") && msg.contains("symbolic link"), "{msg}");
+    assert!(
+        msg.contains("memory.jsonl") && msg.contains("symbolic link"),
+        "{msg}"
+    );
     assert!(msg.contains(&target.display().to_string()), "{msg}");
     assert!(msg.contains("changed nothing"), "{msg}");
     assert_eq!(msg.lines().count(), 1, "{msg}");
-    assert_eq!(fs::read(&target).unwrap(), before, "the facts are untouched");
-    assert!(fs::symlink_metadata(s.path(RECORDS_FILE)).unwrap().is_symlink());
+    assert_eq!(
+        fs::read(&target).unwrap(),
+        before,
+        "the facts are untouched"
+    );
+    assert!(
+        fs::symlink_metadata(s.path(RECORDS_FILE))
+            .unwrap()
+            .is_symlink()
+    );
     assert_eq!(s.read().unwrap().records.len(), 2);
 
     // With the file moved back in place of the link, clear erases it.
