@@ -158,7 +158,10 @@ impl Live {
 #[cfg(test)]
 impl From<&str> for Live {
     fn from(token: &str) -> Live {
-        Live::new(PathBuf::from("/nonexistent/localm/api-token"), token.to_string())
+        Live::new(
+            PathBuf::from("/nonexistent/localm/api-token"),
+            token.to_string(),
+        )
     }
 }
 
