@@ -12,6 +12,7 @@ use crate::record::{
 };
 use crate::settings::Mode;
 
+use crate::store::archive::ArchiveReason;
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
 use crate::store::{ClearReport, Committed, Snapshot, Store, StoreError};
 use crate::text::{TextError, fact_key, normalize_fact};
@@ -56,6 +57,10 @@ pub enum ManageError {
     Line { line: usize, source: TextError },
     #[error("correction {id} no longer applies: its fact changed since it was proposed; reject it")]
     Stale { id: String },
+    #[error(
+        "memory changed since this edit was read (generation {base}, now {now}); nothing was saved: read it again and redo the edit on top"
+    )]
+    Changed { base: u64, now: u64 },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -264,9 +269,18 @@ pub fn patch(
 
 /// Replace the whole store with `text`, one fact a line (the bulk edit behind `PUT /api/memory`).
 /// A line naming an existing fact (same fact key) keeps that record as it is; a new line becomes
-/// a user record as `add` makes it; a record no line names is deleted (not archived). Empty text
-/// deletes everything.
-pub fn replace_all(ctx: &Ctx, text: &str) -> Result<Committed<Replaced>, ManageError> {
+/// a user record as `add` makes it; a record no line names is deleted from the live store and
+/// archived (reason `bulk_edit`), so `restore` can bring it back. Empty text deletes everything.
+///
+/// `base` is the generation the text was made from (`Snapshot::generation` of the read the
+/// editor showed). When given, it is checked under the store's lock, in the same transaction as
+/// the replace: if any write landed since, nothing is changed and the answer is
+/// `ManageError::Changed`. Without it the text replaces whatever is there now.
+pub fn replace_all(
+    ctx: &Ctx,
+    text: &str,
+    base: Option<u64>,
+) -> Result<Committed<Replaced>, ManageError> {
     refuse_in_privacy(ctx, "replace all")?;
     let chars = text.chars().count();
     if chars > BULK_MAX_CHARS {
@@ -290,6 +304,12 @@ pub fn replace_all(ctx: &Ctx, text: &str) -> Result<Committed<Replaced>, ManageE
         })
         .collect::<Result<Vec<_>, _>>()?;
     ctx.store.write(|snap| {
+        if let Some(base) = base.filter(|b| *b != snap.generation) {
+            return Err(ManageError::Changed {
+                base,
+                now: snap.generation,
+            });
+        }
         import_legacy_once(ctx, snap)?;
         let mut wanted: Vec<(String, String)> = Vec::new();
         for fact in facts {
@@ -307,6 +327,9 @@ pub fn replace_all(ctx: &Ctx, text: &str) -> Result<Committed<Replaced>, ManageE
             }
         }
         snap.records = out.kept.clone();
+        for gone in &out.deleted {
+            snap.archive_record(gone.clone(), ArchiveReason::BulkEdit, ctx.now);
+        }
         for (key, fact) in wanted {
             if snap.records.iter().any(|r| fact_key(&r.text) == key) {
                 continue;
@@ -367,6 +390,8 @@ pub fn corrections(ctx: &Ctx) -> Result<Committed<Vec<Correction>>, ManageError>
         return Ok(Committed {
             value: Vec::new(),
             corrupt_moved: Vec::new(),
+            // Nothing was read: no generation to report.
+            generation: 0,
         });
     }
     ctx.store.write(|snap| {
@@ -399,11 +424,7 @@ pub fn accept(ctx: &Ctx, id: &str) -> Result<Committed<(Correction, Option<Recor
         let result = match (correction.op, &correction.new_text) {
             (CorrectionOp::Update, Some(new_text)) => {
                 let new_text = normalize_fact(new_text)?;
-                snap.archive_record(
-                    old,
-                    crate::store::archive::ArchiveReason::Superseded,
-                    ctx.now,
-                );
+                snap.archive_record(old, ArchiveReason::Superseded, ctx.now);
                 let rec = &mut snap.records[at];
                 rec.text = new_text;
                 rec.updated_at = ctx.now;
@@ -414,11 +435,7 @@ pub fn accept(ctx: &Ctx, id: &str) -> Result<Committed<(Correction, Option<Recor
             }
             _ => {
                 snap.records.remove(at);
-                snap.archive_record(
-                    old,
-                    crate::store::archive::ArchiveReason::Superseded,
-                    ctx.now,
-                );
+                snap.archive_record(old, ArchiveReason::Superseded, ctx.now);
                 None
             }
         };

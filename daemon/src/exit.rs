@@ -65,7 +65,9 @@ pub fn code_of(err: &anyhow::Error) -> Code {
                 | ManageError::Duplicate { .. } => Code::Usage,
                 ManageError::NotFound { .. } | ManageError::Ambiguous { .. } => Code::NotFound,
                 ManageError::Store(StoreError::Lock(LockError::Busy { .. })) => Code::Busy,
-                ManageError::Stale { .. } | ManageError::Store(_) => Code::Failure,
+                ManageError::Stale { .. } | ManageError::Changed { .. } | ManageError::Store(_) => {
+                    Code::Failure
+                }
             };
         }
         if let Some(StoreError::Lock(LockError::Busy { .. })) = cause.downcast_ref::<StoreError>() {

@@ -4,7 +4,8 @@ Run by tests/tests/page.rs with the daemons already started. Environment:
   LOCALM_BIN                the localm binary (`localm open --no-browser` gives each login link
                             just before it is used: a link lasts 60 s)
   LOCALM_DATA_DIR           the data dir of a daemon in log mode (settings.json is checked on disk)
-  LOCALM_PRIVACY_DATA_DIR   the data dir of a daemon in privacy mode, plugin not installed
+  LOCALM_PRIVACY_DATA_DIR   the data dir of a daemon in privacy mode, plugin not installed (only
+                            the privacy scenario needs it)
   LOCALM_ARTIFACTS          folder for the screenshots
   LOCALM_CHROMIUM, LOCALM_CHROMEDRIVER  the browser and its driver [/usr/bin/chromium, /usr/bin/chromedriver]
 Prints one "ok: <scenario>" line per scenario passed, and "session: <cookie>", "key: <page key>"
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from urllib.parse import urlsplit
 
 from selenium import webdriver
@@ -26,7 +28,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 DATA = os.environ["LOCALM_DATA_DIR"]
-PRIVACY_DATA = os.environ["LOCALM_PRIVACY_DATA_DIR"]
+PRIVACY_DATA = os.environ.get("LOCALM_PRIVACY_DATA_DIR", "")
 ARTIFACTS = os.environ["LOCALM_ARTIFACTS"]
 
 
@@ -334,7 +336,89 @@ def scenario_privacy():
     ok("privacy")
 
 
+def localm(*args):
+    """Run the localm binary on the log daemon's data dir (another process writing memory)."""
+    env = dict(os.environ, LOCALM_DATA_DIR=DATA)
+    return subprocess.run([os.environ["LOCALM_BIN"], *args], env=env, capture_output=True,
+                          text=True, check=True).stdout
+
+
+def facts_on_disk():
+    return sorted(r["text"] for r in json.loads(localm("memory", "list", "--json"))["records"])
+
+
+def api_append(text):
+    """POST /api/memory/append with the bearer token, as a chat app's /remember does."""
+    with open(os.path.join(DATA, "api-token")) as f:
+        token = f.read().strip()
+    req = urllib.request.Request(BASE + "/api/memory/append", data=json.dumps({"text": text}).encode(),
+                                 headers={"Authorization": f"Bearer {token}",
+                                          "Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(req) as resp:
+        assert resp.status == 201, resp.status
+
+
+def scenario_race():
+    # The tab is open on two facts; meanwhile other writers add two, and the user edits the text
+    # the page loaded (drops one line, adds one). Save must not delete what it never showed.
+    d.get(LOGIN)
+    until("the redirect to /memory", lambda: d.current_url == BASE + "/memory")
+    ready()
+    no_page_error()
+    assert by_id("facts").get_attribute("value") == "Owns a red bicycle\nLives in Porto"
+    localm("memory", "add", "Rides to work on Tuesdays")
+    api_append("Keeps a spare inner tube")
+    edited = "Owns a red bicycle\nDrinks oolong"
+    save_text(edited)
+    until("the conflict", lambda: by_id("conflict").is_displayed())
+    listed = text("conflict-list")
+    assert "added: Rides to work on Tuesdays" in listed, listed
+    assert "added: Keeps a spare inner tube" in listed, listed
+    assert "Nothing was saved" in text("save-msg"), text("save-msg")
+    assert by_id("facts").get_attribute("value") == edited, "the textarea keeps the user's text"
+    assert facts_on_disk() == ["Keeps a spare inner tube", "Lives in Porto", "Owns a red bicycle",
+                               "Rides to work on Tuesdays"], facts_on_disk()
+    shot("save-conflict")
+    # Merge: the user's text plus the new facts, then Save.
+    by_id("merge").click()
+    merged = by_id("facts").get_attribute("value")
+    assert merged.split("\n") == ["Owns a red bicycle", "Drinks oolong", "Rides to work on Tuesdays",
+                                  "Keeps a spare inner tube"], merged
+    assert not by_id("conflict").is_displayed()
+    by_id("save").click()
+    until("the save", lambda: text("save-msg").startswith("Saved:"))
+    assert "1 added" in text("save-msg") and "1 deleted" in text("save-msg"), text("save-msg")
+    assert facts_on_disk() == ["Drinks oolong", "Keeps a spare inner tube", "Owns a red bicycle",
+                               "Rides to work on Tuesdays"], facts_on_disk()
+    # Reload instead: the text becomes memory as it is now, with what another writer added.
+    localm("memory", "add", "Commutes by ferry in winter")
+    save_text("Owns a red bicycle")
+    until("the second conflict", lambda: by_id("conflict").is_displayed())
+    assert "added: Commutes by ferry in winter" in text("conflict-list"), text("conflict-list")
+    by_id("reload").click()
+    until("the reload", lambda: "Commutes by ferry" in by_id("facts").get_attribute("value"))
+    assert not by_id("conflict").is_displayed()
+    assert len(facts_on_disk()) == 5, facts_on_disk()
+    # An empty list asks first, naming how many facts it deletes; No saves nothing.
+    save_text("")
+    until("the question", lambda: _alert_text() is not None)
+    question = _alert_text()
+    assert "deletes all 5 facts" in question, question
+    d.switch_to.alert.dismiss()
+    until("nothing saved", lambda: text("save-msg") == "Nothing was saved.")
+    assert len(facts_on_disk()) == 5, facts_on_disk()
+    ok("race")
+
+
+def _alert_text():
+    try:
+        return d.switch_to.alert.text
+    except Exception:
+        return None
+
+
 SCENARIOS = {
+    "race": scenario_race,
     "login": scenario_login,
     "evidence": scenario_evidence,
     "recall": scenario_recall,

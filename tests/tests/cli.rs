@@ -592,6 +592,37 @@ fn clear_leaves_no_fact_text_anywhere_on_disk() {
     assert!(env.records().is_empty());
 }
 
+/// #22, item 2: `memory.jsonl` a symlink into a synced folder. clear used to print "erased 2
+/// facts … no fact text is left on disk" and exit 0 while `memory list` still showed both; now it
+/// refuses in one line naming the link, changes nothing, and works once the file is put back.
+#[test]
+fn clear_through_a_symlinked_store_file_refuses_and_changes_nothing() {
+    let env = Env::new();
+    add(&env, "Secret alpha fact");
+    add(&env, "Secret beta fact");
+    let synced = env.data_dir().join("Synced");
+    fs::create_dir(&synced).unwrap();
+    let link = env.store_dir().join("memory.jsonl");
+    let target = synced.join("memory.jsonl");
+    fs::rename(&link, &target).unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    assert_eq!(env.records().len(), 2, "list reads through the link");
+
+    let err = env.run(&["memory", "clear", "-y"]).fails(1);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert!(err.contains(&target.display().to_string()), "{err}");
+    assert!(err.contains("changed nothing"), "{err}");
+    assert_eq!(env.records().len(), 2, "nothing changed");
+    assert!(fs::symlink_metadata(&link).unwrap().is_symlink());
+
+    fs::remove_file(&link).unwrap();
+    fs::rename(&target, &link).unwrap();
+    let out = env.run(&["memory", "clear", "-y"]).ok();
+    assert!(out.contains("erased 2 facts"), "{out}");
+    assert!(env.records().is_empty());
+}
+
 #[test]
 fn legacy_chat_memory_is_imported_once_in_log_mode() {
     let env = Env::new();

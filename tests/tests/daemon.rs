@@ -120,6 +120,114 @@ fn append_list_patch_delete_and_bulk_edit() {
     assert_eq!(gone.code(), "not_found");
 }
 
+/// #22, item 1: a bulk edit carries the generation it was made from (`If-Match` or `base`); one
+/// made before another write landed is refused with 409 `stale` and changes nothing, and what it
+/// deletes when it does go through is archived, not gone.
+#[test]
+fn a_bulk_edit_from_a_stale_generation_is_409_and_changes_nothing() {
+    let env = log_env();
+    let d = env.daemon(&[]);
+    assert_eq!(
+        d.post("/api/memory/append", &json!({"text": "Prefers tea"}))
+            .status,
+        201
+    );
+    let shown = d.get("/api/memory");
+    let base = shown.json()["generation"].as_u64().unwrap();
+    assert_eq!(shown.header("etag"), Some(format!("\"{base}\"").as_str()));
+    // Something else adds a fact while the editor is open: the CLI, another process.
+    env.run(&["memory", "add", "Lives in Porto"]).ok();
+    let put = |body: Value, headers: &[(&str, &str)]| {
+        try_request(
+            &d.socket,
+            "PUT",
+            "/api/memory",
+            Some(&body.to_string()),
+            headers,
+        )
+        .unwrap()
+    };
+    let etag = format!("\"{base}\"");
+    for (body, headers) in [
+        (
+            json!({"text": "Prefers tea\nDrinks oolong", "base": base}),
+            vec![],
+        ),
+        (
+            json!({"text": "Prefers tea\nDrinks oolong"}),
+            vec![("If-Match", etag.as_str())],
+        ),
+        (
+            json!({"text": "Prefers tea\nDrinks oolong"}),
+            vec![("If-Match", &*format!("W/{etag}"))],
+        ),
+    ] {
+        let r = put(body, &headers);
+        assert_eq!(r.status, 409, "{}", r.body);
+        assert_eq!(r.code(), "stale");
+        assert!(r.body.contains("nothing was saved"), "{}", r.body);
+    }
+    assert_eq!(
+        texts(&d),
+        ["Lives in Porto", "Prefers tea"],
+        "nothing changed"
+    );
+    // A base that is not a generation, or two that disagree: 400, nothing changed.
+    let r = put(json!({"text": ""}), &[("If-Match", "yesterday")]);
+    assert_eq!(r.status, 400, "{}", r.body);
+    let r = put(
+        json!({"text": "", "base": base}),
+        &[("If-Match", "\"999\"")],
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(texts(&d), ["Lives in Porto", "Prefers tea"]);
+
+    // Redone on top of what is there now, it goes through and names the next base.
+    let now = d.get("/api/memory").json()["generation"].as_u64().unwrap();
+    assert!(now > base);
+    let r = put(
+        json!({"text": "Prefers tea\nLives in Porto\nDrinks oolong"}),
+        &[("If-Match", &*format!("\"{now}\""))],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["added"].as_array().unwrap().len(), 1);
+    let next = r.json()["generation"].as_u64().unwrap();
+    assert_eq!(
+        next,
+        d.get("/api/memory").json()["generation"].as_u64().unwrap()
+    );
+    let r = put(json!({"text": "Drinks oolong", "base": next}), &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["deleted"].as_array().unwrap().len(), 2);
+    assert_eq!(texts(&d), ["Drinks oolong"]);
+    // What it deleted is in the archive, restorable.
+    let forgotten = d.get("/api/memory/forgotten").json();
+    let mut gone: Vec<(String, String)> = forgotten["forgotten"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["text"].as_str().unwrap().to_string(),
+                a["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    gone.sort();
+    assert_eq!(
+        gone,
+        [
+            ("Lives in Porto".to_string(), "bulk_edit".to_string()),
+            ("Prefers tea".to_string(), "bulk_edit".to_string())
+        ]
+    );
+    // Without a base (scripts written before the check) it replaces what is there, as before.
+    env.run(&["memory", "add", "Owns a kayak"]).ok();
+    let r = put(json!({"text": "Drinks oolong"}), &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(texts(&d), ["Drinks oolong"]);
+}
+
 #[test]
 fn bad_input_gets_a_json_error_and_changes_nothing() {
     let env = log_env();

@@ -303,6 +303,67 @@ fn localm_open_needs_a_daemon_with_a_loopback_listener() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
 
+/// #22, item 1: a Save on the page racing other writers while the tab is open (`localm memory add`
+/// and an API append, as a chat's `/remember` makes) loses nothing. The first Save is refused and
+/// shows what changed elsewhere, the textarea kept; Merge and Save keep every fact added
+/// elsewhere; Reload shows them; the fact the user's edit dropped is archived, not gone; an empty
+/// list asks first. Driven in Chromium, no model needed.
+#[test]
+fn a_page_save_racing_other_writers_loses_nothing() {
+    let env = Env::new();
+    let Some(python) = test_python() else { return };
+    env.run(&["plugin", "install", "memory"]).ok();
+    env.run(&["settings", "set", "mode", "log"]).ok();
+    env.run(&["memory", "add", "Owns a red bicycle"]).ok();
+    env.run(&["memory", "add", "Lives in Porto"]).ok();
+    let d = env.spawn_daemon(&[], &["--listen", "127.0.0.1:0"]);
+    d.wait_ready();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/browser_page.py");
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg("race")
+        .env("LOCALM_BIN", localm_tests::bin())
+        .env("LOCALM_DATA_DIR", env.data_dir())
+        .env("LOCALM_ARTIFACTS", artifacts())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let describe = || {
+        format!(
+            "{stdout}\n{}\n--- daemon:\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            d.log()
+        )
+    };
+    assert!(out.status.success(), "{}", describe());
+    assert!(stdout.contains("ok: race\n"), "{}", describe());
+    let mut all = facts(&env);
+    all.sort();
+    assert_eq!(
+        all,
+        [
+            "Commutes by ferry in winter",
+            "Drinks oolong",
+            "Keeps a spare inner tube",
+            "Owns a red bicycle",
+            "Rides to work on Tuesdays"
+        ]
+    );
+    let forgotten: Value =
+        serde_json::from_str(&env.run(&["memory", "forgotten", "--json"]).ok()).unwrap();
+    let archived: Vec<(&str, &str)> = forgotten["forgotten"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["text"].as_str().unwrap(), a["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        archived,
+        [("Lives in Porto", "bulk_edit")],
+        "the line the user dropped is archived: {forgotten}"
+    );
+}
+
 /// The scenarios of `browser_page.py`, in the order they run (the privacy one logs in to the
 /// second daemon, so it comes last; the pass is the slowest).
 const SCENARIOS: [&str; 10] = [

@@ -585,7 +585,7 @@ fn replace_all_keeps_adds_and_deletes() {
     );
     let kept_before = f.store.read().unwrap().records[0].clone();
     let text = "works at  ACME\n\n  Drinks oolong \r\nOwns a cat\n";
-    let done = replace_all(&f.ctx(Mode::Log), text).unwrap().value;
+    let done = replace_all(&f.ctx(Mode::Log), text, None).unwrap().value;
     let ids = |rs: &[Record]| rs.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
     assert_eq!(ids(&done.kept), ["aa000001", "aa000003"]);
     assert_eq!(
@@ -605,7 +605,62 @@ fn replace_all_keeps_adds_and_deletes() {
     assert!(!new.id.starts_with("aa0000"));
     assert_eq!(texts(&f), ["Works at Acme", "Owns a cat", "Drinks oolong"]);
     let snap = f.store.read().unwrap();
-    assert!(snap.archive.is_empty(), "deleted, not archived");
+    assert_eq!(snap.archive.len(), 1, "the deleted record is archived");
+    assert_eq!(snap.archive[0].record.id, "aa000002");
+    assert_eq!(snap.archive[0].record.text, "Lives in Oslo");
+    assert_eq!(snap.archive[0].reason, ArchiveReason::BulkEdit);
+    // And restore brings it back.
+    restore(&f.ctx(Mode::Log), "aa000002").unwrap();
+    assert!(texts(&f).contains(&"Lives in Oslo".to_string()));
+}
+
+#[test]
+fn replace_all_with_a_stale_base_changes_nothing() {
+    let f = fixture();
+    seed(&f, &[("aa000001", "Uses vim", Source::User, 0.8)]);
+    let shown = f.store.read().unwrap();
+    // Something else writes while the editor is open.
+    let added = f.add("Likes jazz");
+    let now = f.store.read().unwrap().generation;
+    assert!(now > shown.generation, "a write raises the generation");
+    let err = replace_all(
+        &f.ctx(Mode::Log),
+        "Uses vim
+Drinks tea",
+        Some(shown.generation),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, ManageError::Changed { base, now: n } if base == shown.generation && n == now),
+        "{err}"
+    );
+    assert!(err.to_string().contains("nothing was saved"), "{err}");
+    assert_eq!(texts(&f), ["Uses vim", "Likes jazz"], "the new fact stays");
+    assert_eq!(f.store.read().unwrap().generation, now, "nothing written");
+    assert_eq!(added.text, "Likes jazz");
+
+    // Made from the store as it is now, the same edit goes through and says where it left it.
+    let done = replace_all(
+        &f.ctx(Mode::Log),
+        "Uses vim
+Likes jazz
+Drinks tea",
+        Some(now),
+    )
+    .unwrap();
+    assert_eq!(done.value.added.len(), 1);
+    assert_eq!(done.generation, now + 1);
+    assert_eq!(f.store.read().unwrap().generation, done.generation);
+    // An edit that changes nothing leaves the generation as it is, and so a base still good.
+    let same = replace_all(
+        &f.ctx(Mode::Log),
+        "Uses vim
+Likes jazz
+Drinks tea",
+        Some(done.generation),
+    )
+    .unwrap();
+    assert_eq!(same.generation, done.generation);
 }
 
 #[test]
@@ -613,7 +668,7 @@ fn replace_all_counts_repeated_lines_once() {
     let f = fixture();
     seed(&f, &[("aa000001", "Uses vim", Source::User, 0.8)]);
     let text = "Uses vim\nuses VIM\nLikes jazz\nlikes   jazz\nLikes jazz";
-    let done = replace_all(&f.ctx(Mode::Log), text).unwrap().value;
+    let done = replace_all(&f.ctx(Mode::Log), text, None).unwrap().value;
     assert_eq!(done.kept.len(), 1);
     assert_eq!(done.added.len(), 1);
     assert!(done.deleted.is_empty());
@@ -625,7 +680,7 @@ fn replace_all_skips_lines_of_only_invisible_characters() {
     let f = fixture();
     // A byte-order mark alone on the first line, a zero-width space alone on another.
     let text = "\u{FEFF}\nUses vim\n\u{200B}\u{200D}\nLikes \u{200B}jazz";
-    let done = replace_all(&f.ctx(Mode::Log), text).unwrap().value;
+    let done = replace_all(&f.ctx(Mode::Log), text, None).unwrap().value;
     assert_eq!(done.added.len(), 2);
     assert_eq!(texts(&f), ["Uses vim", "Likes jazz"]);
 }
@@ -640,7 +695,9 @@ fn replace_all_with_empty_text_deletes_everything() {
             ("aa000002", "Likes jazz", Source::Synth, 0.5),
         ],
     );
-    let done = replace_all(&f.ctx(Mode::Full), " \n\t\n").unwrap().value;
+    let done = replace_all(&f.ctx(Mode::Full), " \n\t\n", None)
+        .unwrap()
+        .value;
     assert_eq!(done.deleted.len(), 2);
     assert!(done.kept.is_empty() && done.added.is_empty());
     assert!(f.store.read().unwrap().records.is_empty());
@@ -654,7 +711,7 @@ fn replace_all_caps_and_refusals_change_nothing() {
     let log = f.ctx(Mode::Log);
 
     assert!(matches!(
-        replace_all(&f.ctx(Mode::Privacy), ""),
+        replace_all(&f.ctx(Mode::Privacy), "", None),
         Err(ManageError::Privacy("replace all"))
     ));
 
@@ -662,7 +719,7 @@ fn replace_all_caps_and_refusals_change_nothing() {
     let at_cap = format!("{}\n", "x".repeat(249)).repeat(BULK_MAX_CHARS / 250);
     assert_eq!(at_cap.chars().count(), BULK_MAX_CHARS);
     let too_big = format!("{at_cap}y");
-    let err = replace_all(&log, &too_big).unwrap_err();
+    let err = replace_all(&log, &too_big, None).unwrap_err();
     assert!(
         matches!(err, ManageError::BulkTooLarge { chars } if chars == BULK_MAX_CHARS + 1),
         "{err}"
@@ -671,7 +728,7 @@ fn replace_all_caps_and_refusals_change_nothing() {
 
     // 256 facts are fine (blank lines do not count); 257 are not.
     let lines = |n: usize| (0..n).map(|i| format!("fact {i}\n\n")).collect::<String>();
-    let err = replace_all(&log, &lines(BULK_MAX_LINES + 1)).unwrap_err();
+    let err = replace_all(&log, &lines(BULK_MAX_LINES + 1), None).unwrap_err();
     assert!(
         matches!(err, ManageError::BulkTooManyLines { lines: 257 }),
         "{err}"
@@ -681,7 +738,7 @@ fn replace_all_caps_and_refusals_change_nothing() {
 
     // A line over 500 characters names its (1-based) line number.
     let text = format!("Uses vim\n\n{}\nLikes jazz", "x".repeat(501));
-    let err = replace_all(&log, &text).unwrap_err();
+    let err = replace_all(&log, &text, None).unwrap_err();
     assert!(
         matches!(
             err,
@@ -698,10 +755,12 @@ fn replace_all_caps_and_refusals_change_nothing() {
     );
     assert_eq!(f.store.read().unwrap().records, before);
 
-    let done = replace_all(&log, &lines(BULK_MAX_LINES)).unwrap().value;
+    let done = replace_all(&log, &lines(BULK_MAX_LINES), None)
+        .unwrap()
+        .value;
     assert_eq!(done.added.len(), BULK_MAX_LINES);
     assert_eq!(f.store.read().unwrap().records.len(), MAX_RECORDS);
-    let done = replace_all(&log, &at_cap).unwrap().value;
+    let done = replace_all(&log, &at_cap, None).unwrap().value;
     assert_eq!(done.added.len(), 1, "256 equal lines are one fact");
     assert_eq!(done.deleted.len(), MAX_RECORDS);
 }
@@ -710,7 +769,7 @@ fn replace_all_caps_and_refusals_change_nothing() {
 fn replace_all_imports_the_legacy_file_first() {
     let f = fixture();
     std::fs::write(&f.legacy, "# Memory\n- Name is Ada\n- Uses vim\n").unwrap();
-    let done = replace_all(&f.ctx(Mode::Log), "Name is Ada\nLikes jazz")
+    let done = replace_all(&f.ctx(Mode::Log), "Name is Ada\nLikes jazz", None)
         .unwrap()
         .value;
     assert_eq!(done.kept.len(), 1);

@@ -1,5 +1,6 @@
 //! The `.forgotten.jsonl` archive: records localm dropped on its own (evicted at the cap, decayed,
-//! or superseded by an accepted correction), recoverable with `restore`.
+//! or superseded by an accepted correction) and records a bulk edit left out, recoverable with
+//! `restore`.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -16,6 +17,10 @@ pub enum ArchiveReason {
     Decayed,
     /// The old value of a record whose correction the user accepted.
     Superseded,
+    /// Left out of a bulk edit (`PUT /api/memory`, the page's Save): the text replaced the list
+    /// and had no line for it.
+    #[serde(rename = "bulk_edit")]
+    BulkEdit,
 }
 
 impl ArchiveReason {
@@ -24,6 +29,7 @@ impl ArchiveReason {
             ArchiveReason::Evicted => "evicted",
             ArchiveReason::Decayed => "decayed",
             ArchiveReason::Superseded => "superseded",
+            ArchiveReason::BulkEdit => "bulk_edit",
         }
     }
 }

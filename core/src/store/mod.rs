@@ -108,6 +108,22 @@ pub enum StoreError {
     #[error("clear did not finish: fact text is still on disk in {path}")]
     ClearIncomplete { path: PathBuf },
     #[error(
+        "clear did not finish: after erasing, the store still reads {records} facts, {archived} archived and {corrections} corrections"
+    )]
+    ClearReadBack {
+        records: usize,
+        archived: usize,
+        corrections: usize,
+    },
+    #[error(
+        "{path} is a symbolic link (to {target}); clear changed nothing: it would remove the link and leave the facts in what it points to. Move that file into {dir} in place of the link (or erase it yourself), then clear again"
+    )]
+    Symlink {
+        path: PathBuf,
+        target: PathBuf,
+        dir: PathBuf,
+    },
+    #[error(
         "the change is saved but not all in place: writing {path} failed ({source}); the next write to the store finishes it"
     )]
     Unfinished { path: PathBuf, source: io::Error },
@@ -122,6 +138,10 @@ pub struct Snapshot {
     pub state: State,
     /// Lines that did not parse in this read (moved aside by the next write).
     pub corrupt: Vec<CorruptLine>,
+    /// The store's generation this snapshot is (the journal's number; 0 before the first
+    /// write). It is raised by every write that changes a file, so an equal generation means
+    /// nothing was written since.
+    pub generation: u64,
 }
 
 impl Snapshot {
@@ -166,6 +186,8 @@ pub struct Committed<T> {
     pub value: T,
     /// Unreadable lines that were moved to `.corrupt` files by this write.
     pub corrupt_moved: Vec<CorruptLine>,
+    /// The store's generation after this write (unchanged if it wrote nothing).
+    pub generation: u64,
 }
 
 /// What `clear` removed.
@@ -222,7 +244,9 @@ impl Store {
             }
             let again = self.read_journal()?.map_or(0, |j| j.generation);
             if again == generation {
-                return Ok(self.parse(raw)?.0);
+                let mut snap = self.parse(raw)?.0;
+                snap.generation = generation;
+                return Ok(snap);
             }
         }
         Err(StoreError::Read {
@@ -244,6 +268,7 @@ impl Store {
         let _lock = self.lock()?;
         let generation = self.settle()?;
         let (mut snap, raw) = self.read_raw()?;
+        snap.generation = generation;
         let corrupt = std::mem::take(&mut snap.corrupt);
         let value = change(&mut snap)?;
         let mut entries = self.moved_aside(&corrupt)?;
@@ -273,10 +298,11 @@ impl Store {
                 state_bytes(&snap.state),
             );
         }
-        self.commit(generation, entries)?;
+        let generation = self.commit(generation, entries)?;
         Ok(Committed {
             value,
             corrupt_moved: corrupt,
+            generation,
         })
     }
 
@@ -320,12 +346,15 @@ impl Store {
 
     /// Erase every fact, archived value and correction (and any file that could hold fact text:
     /// vectors, `.corrupt` files, temp files left by a crash), then read the folder back and fail
-    /// if any fact text is still there.
+    /// if any fact text is still there, and read the store as `read` (and so `memory list`) does
+    /// and fail if it finds anything. A file of the store that is a symbolic link is refused
+    /// before anything changes: removing the link would leave the facts where it points.
     pub fn clear(&self) -> Result<ClearReport, StoreError> {
         if !self.dir.exists() {
             return Ok(ClearReport::default());
         }
         let _lock = self.lock()?;
+        self.refuse_symlinks()?;
         let generation = self.settle()?;
         let snap = self.read_raw_lenient();
         let mut texts: Vec<String> = snap.records.iter().map(|r| r.text.clone()).collect();
@@ -354,7 +383,41 @@ impl Store {
         }
         self.commit(generation, entries)?;
         self.verify_cleared(&texts)?;
+        let after = self.read()?;
+        if !(after.records.is_empty() && after.archive.is_empty() && after.corrections.is_empty()) {
+            return Err(StoreError::ClearReadBack {
+                records: after.records.len(),
+                archived: after.archive.len(),
+                corrections: after.corrections.len(),
+            });
+        }
         Ok(report)
+    }
+
+    /// For `clear`: fail, changing nothing, if any file in the folder (the lock aside) is a
+    /// symbolic link.
+    fn refuse_symlinks(&self) -> Result<(), StoreError> {
+        let err = |source| StoreError::Read {
+            path: self.dir.clone(),
+            source,
+        };
+        for entry in fs::read_dir(&self.dir).map_err(err)? {
+            let entry = entry.map_err(err)?;
+            if entry.file_name() == LOCK_FILE || !entry.file_type().map_err(err)?.is_symlink() {
+                continue;
+            }
+            let path = entry.path();
+            let target = fs::read_link(&path).map_err(|source| StoreError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            return Err(StoreError::Symlink {
+                path,
+                target,
+                dir: self.dir.clone(),
+            });
+        }
+        Ok(())
     }
 
     fn verify_cleared(&self, texts: &[String]) -> Result<(), StoreError> {
@@ -395,7 +458,9 @@ impl Store {
         };
         for entry in entries {
             let entry = entry.map_err(err)?;
-            if entry.file_type().map_err(err)?.is_file() {
+            // Everything but folders: a symlink or other special file at a store file's name is
+            // listed too, so that clear removes it and its read-back sees it.
+            if !entry.file_type().map_err(err)?.is_dir() {
                 names.push(entry.file_name().to_string_lossy().into_owned());
             }
         }
@@ -540,10 +605,11 @@ impl Store {
     }
 
     /// Under the lock: commit `entries` as generation `generation + 1`, put them in place, and
-    /// mark the journal done (see the module doc). No entries, no write at all.
-    fn commit(&self, generation: u64, entries: Vec<Entry>) -> Result<(), StoreError> {
+    /// mark the journal done (see the module doc). No entries, no write at all. Returns the
+    /// generation the store is now.
+    fn commit(&self, generation: u64, entries: Vec<Entry>) -> Result<u64, StoreError> {
         if entries.is_empty() {
-            return Ok(());
+            return Ok(generation);
         }
         let path = self.path(JOURNAL_FILE);
         let journal = Journal {
@@ -562,7 +628,8 @@ impl Store {
         atomic::sync_dir(&path)
             .map_err(|source| (path, source))
             .and_then(|()| self.apply(&journal))
-            .map_err(|(path, source)| StoreError::Unfinished { path, source })
+            .map_err(|(path, source)| StoreError::Unfinished { path, source })?;
+        Ok(journal.generation)
     }
 
     /// Put every file of a committed journal in place, then mark it done. Idempotent: a file that

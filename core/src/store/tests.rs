@@ -285,6 +285,57 @@ fn clear_detects_text_left_behind() {
     assert!(s.verify_cleared(&["secret fact one".into()]).is_err());
 }
 
+/// #22, item 2: a store file that is a symbolic link (into a synced folder, say). Removing the
+/// link would leave the facts where it points, and `memory list` (which follows it) still shows
+/// them; so clear refuses, names the link, and changes nothing.
+#[cfg(unix)]
+#[test]
+fn clear_refuses_a_symlinked_store_file_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    s.write(|snap| {
+        snap.records.push(rec("aaaa0001", "secret fact one"));
+        snap.records.push(rec("aaaa0002", "secret fact two"));
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
+    let synced = dir.path().join("synced");
+    fs::create_dir(&synced).unwrap();
+    let target = synced.join("memory.jsonl");
+    fs::rename(s.path(RECORDS_FILE), &target).unwrap();
+    std::os::unix::fs::symlink(&target, s.path(RECORDS_FILE)).unwrap();
+    assert_eq!(s.read().unwrap().records.len(), 2, "read follows the link");
+    let before = fs::read(&target).unwrap();
+
+    let err = s.clear().unwrap_err();
+    assert!(matches!(err, StoreError::Symlink { .. }), "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("memory.jsonl") && msg.contains("symbolic link"),
+        "{msg}"
+    );
+    assert!(msg.contains(&target.display().to_string()), "{msg}");
+    assert!(msg.contains("changed nothing"), "{msg}");
+    assert_eq!(msg.lines().count(), 1, "{msg}");
+    assert_eq!(
+        fs::read(&target).unwrap(),
+        before,
+        "the facts are untouched"
+    );
+    assert!(
+        fs::symlink_metadata(s.path(RECORDS_FILE))
+            .unwrap()
+            .is_symlink()
+    );
+    assert_eq!(s.read().unwrap().records.len(), 2);
+
+    // With the file moved back in place of the link, clear erases it.
+    fs::remove_file(s.path(RECORDS_FILE)).unwrap();
+    fs::rename(&target, s.path(RECORDS_FILE)).unwrap();
+    assert_eq!(s.clear().unwrap().records, 2);
+    assert!(s.read().unwrap().records.is_empty());
+}
+
 /// #14, item 7a: a symlink planted at the temp name (here just before each temp file is made,
 /// as a racing attacker would) must not be followed: the file outside keeps its bytes and the
 /// write still succeeds.

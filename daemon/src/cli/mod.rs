@@ -12,6 +12,7 @@ pub mod service;
 pub mod settings;
 pub mod setup;
 pub mod status;
+pub mod token;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -114,6 +115,9 @@ pub enum Command {
     /// Run the daemon as a systemd user service or a launchd agent.
     #[command(subcommand)]
     Service(service::ServiceCommand),
+    /// The loopback listener's bearer token (<data dir>/api-token): show it, or rotate it.
+    #[command(subcommand)]
+    Token(token::TokenCommand),
     /// Install the embedding model for semantic recall (bge-small-en-v1.5), then embed the
     /// existing facts.
     SetupEmbeddings {
@@ -266,5 +270,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Plugin(cmd) => plugin::run(&Context::resolve(&cli.global)?, cmd),
         Command::Job(cmd) => job::run(&Context::resolve(&cli.global)?, cmd),
         Command::Service(cmd) => service::run(cmd, cli.global.data_dir.as_deref()),
+        Command::Token(cmd) => token::run(&Context::resolve(&cli.global)?, cmd),
     }
 }

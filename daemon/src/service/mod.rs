@@ -15,6 +15,7 @@ pub mod recall_cache;
 pub mod reinforce;
 pub mod socket;
 pub mod state;
+pub mod token;
 pub mod watch;
 
 use std::future::Future;
@@ -128,14 +129,14 @@ async fn serve(
     let unix = socket::bind(&socket_path)?;
     let mut tcp = None;
     if let Some(addr) = opts.listen {
-        let token = socket::write_token(&opts.data_dir)?;
+        let token = token::load_or_create(&opts.data_dir)?;
         let l = TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
         tracing::info!(
             "also listening on http://{} (token in {}; `localm open` logs a browser in)",
             l.local_addr()?,
-            opts.data_dir.join("api-token").display()
+            token::path(&opts.data_dir).display()
         );
         tcp = Some((l, token));
     }
@@ -213,6 +214,7 @@ pub async fn run(
             .local_addr()
             .context("the loopback listener has no address")?;
         shared.logins.set_listen(addr);
+        let token = token::Live::new(token::path(&shared.data_dir), token);
         let guard = api::auth::TcpGuard::new(token, addr, Arc::clone(&shared.logins));
         servers.push(tokio::spawn(listener::serve(
             l,

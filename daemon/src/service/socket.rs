@@ -1,6 +1,6 @@
 //! The control socket: where it lives, binding it private (folder 0700, socket 0600), refusing
-//! connections from other users by peer credentials, and the loopback TCP token (and the random
-//! values the login codes and sessions are made of).
+//! connections from other users by peer credentials, and the random values the TCP token, login
+//! codes and sessions are made of (the token file itself is `token.rs`).
 
 use std::io::{self, Read};
 use std::os::unix::fs::PermissionsExt;
@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
 use axum::serve::Listener;
-use localm_core::store::atomic::write_atomic;
 use tokio::net::{UnixListener, UnixStream};
 
 /// `$XDG_RUNTIME_DIR/localm/memory.sock`, else `<data dir>/run/memory.sock`.
@@ -136,13 +135,4 @@ pub fn random_hex() -> io::Result<String> {
     let mut raw = [0u8; 32];
     std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut raw))?;
     Ok(raw.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// A fresh random token in `<data dir>/api-token` (0600), for the loopback TCP listener.
-pub fn write_token(data_dir: &Path) -> anyhow::Result<String> {
-    let token = random_hex().context("cannot read /dev/urandom for the API token")?;
-    let path = data_dir.join("api-token");
-    write_atomic(&path, format!("{token}\n").as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(token)
 }

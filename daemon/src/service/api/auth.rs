@@ -20,8 +20,9 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
 use super::page;
-use crate::service::logins::{CODE_TTL, Logins, constant_time_eq};
+use crate::service::logins::{CODE_TTL, Logins};
 use crate::service::state::Shared;
+use crate::service::token;
 
 /// The session cookie's name.
 pub const COOKIE: &str = "localm_session";
@@ -31,14 +32,15 @@ pub const KEY_HEADER: &str = "x-localm-key";
 /// What the TCP listener checks every request against.
 #[derive(Debug)]
 pub struct TcpGuard {
-    token: String,
+    /// The token file's token, re-read when the file changes (`localm token rotate`).
+    token: token::Live,
     /// `127.0.0.1:PORT` and `localhost:PORT` (or `[::1]:PORT`): the only `Host` values served.
     hosts: Vec<String>,
     logins: Arc<Logins>,
 }
 
 impl TcpGuard {
-    pub fn new(token: String, addr: SocketAddr, logins: Arc<Logins>) -> TcpGuard {
+    pub fn new(token: token::Live, addr: SocketAddr, logins: Arc<Logins>) -> TcpGuard {
         let port = addr.port();
         TcpGuard {
             token,
@@ -67,7 +69,7 @@ impl TcpGuard {
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "));
-        if bearer.is_some_and(|b| constant_time_eq(b.as_bytes(), self.token.as_bytes())) {
+        if bearer.is_some_and(|b| self.token.matches(b)) {
             return Some(Caller::Program);
         }
         let cookie = session_cookie(headers)?;

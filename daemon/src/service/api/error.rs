@@ -1,5 +1,5 @@
 //! API errors: one JSON shape, `{"error": {"code", "message"}}`, with the statuses the spec names
-//! (400 bad input, 403 privacy, 404 unknown, 409 busy, 413 over a cap).
+//! (400 bad input, 403 privacy, 404 unknown, 409 busy or stale, 413 over a cap).
 
 use axum::Json;
 use axum::http::StatusCode;
@@ -95,7 +95,7 @@ impl From<ManageError> for ApiError {
             | ManageError::Ambiguous { .. } => (S::BAD_REQUEST, "bad_input"),
             ManageError::Duplicate { .. } => (S::CONFLICT, "duplicate"),
             ManageError::NotFound { .. } => (S::NOT_FOUND, "not_found"),
-            ManageError::Stale { .. } => (S::CONFLICT, "stale"),
+            ManageError::Stale { .. } | ManageError::Changed { .. } => (S::CONFLICT, "stale"),
         };
         ApiError::new(status, code, message)
     }

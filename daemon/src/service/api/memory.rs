@@ -1,12 +1,14 @@
 //! The `/api/memory*` routes of the spec's table. Every handler runs its store work on the
 //! blocking pool (the store lock may wait up to 2 s) and answers JSON; writes are refused with
-//! 403 in privacy mode, 409 while another process holds the store, 413 over a cap.
+//! 403 in privacy mode, 409 while another process holds the store, 413 over a cap. `GET
+//! /api/memory` names the store's generation (also as its `ETag`), and a bulk edit that sends it
+//! back (`If-Match`, or `base`) is refused with 409 `stale` if anything was written since.
 
 use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use localm_core::manage::{self, Added, Ctx, ManageError};
 use localm_core::record::{Kind, Record};
@@ -48,12 +50,21 @@ async fn write<T: Send + 'static>(
     what: &str,
     op: impl FnOnce(&Ctx) -> Result<Committed<T>, ManageError> + Send + 'static,
 ) -> Result<T, ApiError> {
+    Ok(committed(s, what, op).await?.value)
+}
+
+/// `write`, answering the whole commit (the value and the generation it left the store at).
+async fn committed<T: Send + 'static>(
+    s: &Arc<Shared>,
+    what: &str,
+    op: impl FnOnce(&Ctx) -> Result<Committed<T>, ManageError> + Send + 'static,
+) -> Result<Committed<T>, ApiError> {
     let mode = writable(s, what)?;
     // A write may wait ~2 s for the store lock on a blocking thread; only a few at once, so the
     // pool keeps threads for reads.
     let _permit = s.writers.acquire().await.map_err(ApiError::internal)?;
     let shared = Arc::clone(s);
-    blocking(move || Ok(op(&shared.ctx(mode))?.value)).await
+    blocking(move || Ok(op(&shared.ctx(mode))?)).await
 }
 
 /// `GET /api/memory`'s answer.
@@ -66,6 +77,9 @@ pub struct Listed {
     pub mode: &'static str,
     /// Lines of the store that did not parse (moved aside by the next write).
     pub corrupt_lines: usize,
+    /// The store's generation these records are: send it back with a bulk edit (`base`, or
+    /// `If-Match`) to have it refused if anything was written since.
+    pub generation: u64,
 }
 
 /// `{"record": …}`, and whether it was there already (append).
@@ -81,27 +95,72 @@ pub async fn list(State(s): State<Arc<Shared>>) -> Reply {
     let mode = s.config().mode;
     let shared = Arc::clone(&s);
     let snap = blocking(move || Ok(shared.store.read()?)).await?;
-    Ok(Json(Listed {
+    let generation = snap.generation;
+    let mut resp = Json(Listed {
         count: snap.records.len(),
         records: snap.records,
         writable: mode.allows_writes(),
         mode: mode.as_str(),
         corrupt_lines: snap.corrupt.iter().map(|c| c.lines).sum(),
+        generation,
     })
-    .into_response())
+    .into_response();
+    if let Ok(v) = HeaderValue::from_str(&format!("\"{generation}\"")) {
+        resp.headers_mut().insert(header::ETAG, v);
+    }
+    Ok(resp)
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BulkEdit {
     text: String,
+    /// The generation the text was made from (`GET /api/memory`'s `generation`).
+    #[serde(default)]
+    base: Option<u64>,
+}
+
+/// The generation a bulk edit was made from: `If-Match` (`"7"`, `7` or `W/"7"`; `*` is no
+/// check) or the body's `base`; both must agree when both are sent.
+fn base_of(headers: &HeaderMap, body: Option<u64>) -> Result<Option<u64>, ApiError> {
+    let Some(value) = headers.get(header::IF_MATCH) else {
+        return Ok(body);
+    };
+    let bad = || {
+        ApiError::bad_input(
+            "If-Match must be the generation GET /api/memory names (its ETag), such as \"7\"",
+        )
+    };
+    let text = value.to_str().map_err(|_| bad())?.trim();
+    if text == "*" {
+        return Ok(body);
+    }
+    let text = text.strip_prefix("W/").unwrap_or(text);
+    let text = text
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(text);
+    let header: u64 = text.parse().map_err(|_| bad())?;
+    match body {
+        Some(b) if b != header => Err(ApiError::bad_input(format!(
+            "If-Match names generation {header} but base is {b}; send one of them"
+        ))),
+        _ => Ok(Some(header)),
+    }
 }
 
 /// `PUT /api/memory`: one fact a line; matching lines keep their record, new lines are added,
-/// omitted records are deleted.
-pub async fn replace(State(s): State<Arc<Shared>>, JsonBody(body): JsonBody<BulkEdit>) -> Reply {
-    let r = write(&s, "a bulk edit", move |ctx| {
-        manage::replace_all(ctx, &body.text)
+/// omitted records are deleted from the live store and archived (`/api/memory/forgotten`). With
+/// a base generation it is refused (409 `stale`, nothing changed) if anything was written since;
+/// without one it replaces whatever is there now, as it always did.
+pub async fn replace(
+    State(s): State<Arc<Shared>>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<BulkEdit>,
+) -> Reply {
+    let base = base_of(&headers, body.base)?;
+    let done = committed(&s, "a bulk edit", move |ctx| {
+        manage::replace_all(ctx, &body.text, base)
     })
     .await?;
     #[derive(Serialize)]
@@ -109,11 +168,15 @@ pub async fn replace(State(s): State<Arc<Shared>>, JsonBody(body): JsonBody<Bulk
         kept: usize,
         added: Vec<Record>,
         deleted: Vec<Record>,
+        /// The generation the store is after this edit: the base for the next one.
+        generation: u64,
     }
+    let r = done.value;
     Ok(Json(Replaced {
         kept: r.kept.len(),
         added: r.added,
         deleted: r.deleted,
+        generation: done.generation,
     })
     .into_response())
 }

@@ -4,7 +4,10 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { writable: false, plugin: false, loaded: false };
+// `base` and `shown`: the store's generation and records the textarea was filled from. Save sends
+// the base back, so a Save made before another write landed (a /remember, the CLI, a pass) is
+// refused instead of deleting facts this page never showed.
+const state = { writable: false, plugin: false, loaded: false, base: null, shown: [], pending: null };
 
 // The page key: `localm open`'s login hands it over in the URL fragment (`/memory#k=KEY`, never
 // sent to a server). It is kept in sessionStorage, which only this origin (scheme, host and port)
@@ -65,7 +68,9 @@ function explain(r, what) {
     case 403:
       if (r.code === "privacy") return `Privacy mode: ${what} is off (memory writes nothing). ${r.message}`;
       return `Refused: ${r.message}`;
-    case 409: return `Another localm process is writing memory right now; nothing was changed. Try again in a moment. (${r.message})`;
+    case 409:
+      if (r.code === "stale") return `Memory changed since this page loaded it; nothing was saved. (${r.message})`;
+      return `Another localm process is writing memory right now; nothing was changed. Try again in a moment. (${r.message})`;
     case 413: return `Too much to save: ${r.message}. Nothing was changed; your text is still here.`;
     default: return `${what} failed (${r.status}): ${r.message || "no details"}`;
   }
@@ -193,19 +198,122 @@ async function loadMemory(fillText) {
   if (fillText || !state.loaded) {
     $("facts").value = r.data.records.map((x) => x.text).join("\n");
     state.loaded = true;
+    state.base = r.data.generation;
+    state.shown = r.data.records;
+    hideConflict();
   }
   setWritable(r.data.writable, true);
   await loadCorrections();
 }
 
+// A fact's key for matching lines, close to the store's: case and spacing ignored.
+function key(text) {
+  return String(text).trim().replace(/\s+/g, " ").toLowerCase();
+}
+
+function lines(text) {
+  return text.split("\n").filter((l) => l.trim() !== "");
+}
+
+// What other writers did since the textarea was filled: facts added, edited and removed.
+function changesSince(shown, now) {
+  const before = new Map(shown.map((r) => [r.id, r]));
+  const after = new Map(now.map((r) => [r.id, r]));
+  const added = now.filter((r) => !before.has(r.id));
+  const edited = now.filter((r) => before.has(r.id) && before.get(r.id).text !== r.text)
+    .map((r) => ({ from: before.get(r.id).text, to: r.text }));
+  const removed = shown.filter((r) => !after.has(r.id));
+  return { added, edited, removed };
+}
+
 async function save() {
+  const text = $("facts").value;
+  const count = lines(text).length;
+  if (count === 0 && state.shown.length > 0) {
+    const n = state.shown.length;
+    if (!window.confirm(`Save an empty list? This deletes all ${n} fact${n === 1 ? "" : "s"} (they go to the forgotten archive, where \`localm memory restore\` can bring them back).`)) {
+      say("save-msg", "Nothing was saved.");
+      return;
+    }
+  }
   $("save").disabled = true;
   say("save-msg", "Saving…");
-  const r = await api("PUT", "/api/memory", { text: $("facts").value });
+  // A write that changed no fact (a pass moving its bookmarks) also moves the generation: then
+  // the same text is sent again on the new one, a few times at most.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const r = await api("PUT", "/api/memory", { text, base: state.base });
+    if (r.ok) {
+      $("save").disabled = !state.writable;
+      say("save-msg", `Saved: ${r.data.kept} kept, ${r.data.added.length} added, ${r.data.deleted.length} deleted.`);
+      await loadMemory(true);
+      return;
+    }
+    if (r.status !== 409 || r.code !== "stale") {
+      $("save").disabled = !state.writable;
+      say("save-msg", explain(r, "Saving"), true);
+      return;
+    }
+    const now = await api("GET", "/api/memory");
+    if (!now.ok) { $("save").disabled = !state.writable; say("save-msg", explain(now, "Reading memory"), true); return; }
+    const c = changesSince(state.shown, now.data.records);
+    if (c.added.length || c.edited.length || c.removed.length) {
+      $("save").disabled = !state.writable;
+      showConflict(c, now.data);
+      return;
+    }
+    state.base = now.data.generation;
+    state.shown = now.data.records;
+  }
   $("save").disabled = !state.writable;
-  if (!r.ok) { say("save-msg", explain(r, "Saving"), true); return; }
-  say("save-msg", `Saved: ${r.data.kept} kept, ${r.data.added.length} added, ${r.data.deleted.length} deleted.`);
+  say("save-msg", "Memory keeps changing while this page saves; nothing was saved. Try again in a moment.", true);
+}
+
+// Memory changed elsewhere since the page loaded it: keep the user's text, say what changed, and
+// offer to merge it in or to reload.
+function showConflict(c, now) {
+  state.pending = { changes: c, now };
+  renderRecords(now.records);
+  say("save-msg", "Nothing was saved: memory changed since this page loaded it. Your text is still here.", true);
+  const n = c.added.length + c.edited.length + c.removed.length;
+  $("conflict-title").textContent = `Changed elsewhere since this page loaded (${n}):`;
+  const ul = $("conflict-list");
+  ul.textContent = "";
+  for (const r of c.added) ul.append(el("li", `added: ${r.text}`, "added"));
+  for (const e of c.edited) ul.append(el("li", `edited: ${e.from} → ${e.to}`, "edited"));
+  for (const r of c.removed) ul.append(el("li", `removed: ${r.text}`, "removed"));
+  $("conflict").hidden = false;
+}
+
+function hideConflict() {
+  state.pending = null;
+  $("conflict").hidden = true;
+}
+
+// Your text, with what changed elsewhere: added facts appended, an edited fact's line changed to
+// its new text, a removed fact's line dropped (lines you changed yourself are left as you wrote
+// them). The base becomes the store as it is now; Save then sends the merge.
+function merge() {
+  const p = state.pending;
+  if (!p) return;
+  let mine = $("facts").value.split("\n");
+  const edits = new Map(p.changes.edited.map((e) => [key(e.from), e.to]));
+  const removed = new Set(p.changes.removed.map((r) => key(r.text)));
+  mine = mine.filter((l) => !removed.has(key(l))).map((l) => edits.has(key(l)) ? edits.get(key(l)) : l);
+  const have = new Set(mine.map(key));
+  const extra = p.changes.added.map((r) => r.text).concat(p.changes.edited.map((e) => e.to))
+    .filter((t) => !have.has(key(t)));
+  const merged = mine.join("\n").replace(/\s+$/, "");
+  $("facts").value = extra.length ? `${merged}${merged ? "\n" : ""}${extra.join("\n")}` : merged;
+  state.base = p.now.generation;
+  state.shown = p.now.records;
+  hideConflict();
+  say("save-msg", "Merged what changed elsewhere into your text: check it, then Save.");
+}
+
+async function reload() {
+  hideConflict();
   await loadMemory(true);
+  say("save-msg", "Reloaded: the text is memory as it is now.");
 }
 
 // ---- synthesize ---------------------------------------------------------------------------
@@ -378,6 +486,8 @@ function pageError(text) {
 
 document.addEventListener("DOMContentLoaded", async () => {
   $("save").addEventListener("click", save);
+  $("merge").addEventListener("click", merge);
+  $("reload").addEventListener("click", reload);
   $("synth").addEventListener("click", synthesize);
   $("recall-form").addEventListener("submit", tryRecall);
   $("plugin-install").addEventListener("click", () => plugin("install"));
