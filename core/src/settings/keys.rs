@@ -340,7 +340,9 @@ mod tests {
                 "{msg}"
             );
             assert!(
-                msg.ends_with("llm_model, embedding_model, chat_model, chat_upstream"),
+                msg.ends_with(
+                    "llm_model, embedding_model, chat_model, chat_upstream, cors_origins"
+                ),
                 "{msg}"
             );
         }
