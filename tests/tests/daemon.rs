@@ -988,8 +988,14 @@ fn service_install_writes_the_unit_for_this_executable() {
                 .unwrap(),
         )
     };
-    let printed = run(&["service", "install", "--print"]).ok();
-    let exe = localm_tests::bin();
+    // Installed outside the build folder (which `service install` refuses): a hard link, or a copy.
+    let exe = env.data_dir().join("bin/localm");
+    fs::create_dir_all(exe.parent().unwrap()).unwrap();
+    if fs::hard_link(localm_tests::bin(), &exe).is_err() {
+        fs::copy(localm_tests::bin(), &exe).unwrap();
+    }
+    let exe_arg = exe.to_str().unwrap();
+    let printed = run(&["service", "install", "--print", "--exe", exe_arg]).ok();
     assert!(
         printed.contains(&format!("ExecStart={} daemon", exe.display())),
         "{printed}"
@@ -1004,11 +1010,11 @@ fn service_install_writes_the_unit_for_this_executable() {
     );
     let unit = home.join(".config/systemd/user/localm-memory.service");
     assert!(!unit.exists(), "--print writes nothing");
-    run(&["service", "install", "--no-enable"]).ok();
+    run(&["service", "install", "--no-enable", "--exe", exe_arg]).ok();
     assert_eq!(fs::read_to_string(&unit).unwrap(), printed);
-    // Enabling needs systemctl; without it the error says the file is there to enable by hand.
-    let err = run(&["service", "install"]).fails(1);
-    assert!(err.contains("enable it by hand"), "{err}");
+    // Enabling needs systemctl; without it the error says the file is there to finish by hand.
+    let err = run(&["service", "install", "--exe", exe_arg]).fails(1);
+    assert!(err.contains("finish by hand"), "{err}");
 }
 
 #[test]
