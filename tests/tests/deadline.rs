@@ -104,7 +104,7 @@ fn a_stalled_body_is_answered_408_and_closed_on_both_listeners() {
     // Answering has no deadline: with the store lock held elsewhere an append retries for about
     // 2 s, twice the body deadline, and is answered 409 (busy), not 408.
     // Nothing was stored yet, so the store's folder is made here, private as localm makes it.
-    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+    std::os::unix::fs::DirBuilderExt::mode(fs::DirBuilder::new().recursive(true), 0o700)
         .create(env.store_dir())
         .unwrap();
     let _lock = StoreLock::acquire(
