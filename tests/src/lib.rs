@@ -48,6 +48,19 @@ impl Env {
         }
     }
 
+    /// The lines of `sessions/<name>.jsonl` as JSON values (none when the log is absent).
+    pub fn session_lines(&self, name: &str) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(
+            self.data_dir()
+                .join("sessions")
+                .join(format!("{name}.jsonl")),
+        )
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a session line is JSON"))
+        .collect()
+    }
+
     pub fn data_dir(&self) -> &Path {
         self.dir.path()
     }

@@ -50,18 +50,6 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
-fn session_lines(env: &Env, name: &str) -> Vec<Value> {
-    fs::read_to_string(
-        env.data_dir()
-            .join("sessions")
-            .join(format!("{name}.jsonl")),
-    )
-    .unwrap_or_default()
-    .lines()
-    .map(|l| serde_json::from_str(l).unwrap())
-    .collect()
-}
-
 #[test]
 fn a_chat_turn_is_logged_a_pass_distils_it_and_the_next_turn_recalls_it() {
     let Some(env) = model_env("log") else { return };
@@ -85,7 +73,7 @@ fn a_chat_turn_is_logged_a_pass_distils_it_and_the_next_turn_recalls_it() {
         assert_eq!(r.json()["object"], "chat.completion");
         assert!(r.json()["usage"]["completion_tokens"].as_u64().unwrap() > 0);
     }
-    let logged = session_lines(&env, "s1");
+    let logged = env.session_lines("s1");
     assert_eq!(logged.len(), 4, "{logged:?}");
     assert_eq!(logged[0]["role"], "user");
     assert_eq!(logged[1]["role"], "assistant");
@@ -188,8 +176,8 @@ fn recall_joins_the_turn_and_origin_and_coder_turns_get_none() {
     );
     assert_eq!(r.header("x-localm-memory"), Some("count=0; items="));
     // Both are logged with their marks, so a pass does not take them for the user's words.
-    assert_eq!(session_lines(&env, "o1")[0]["origin"], "client");
-    assert_eq!(session_lines(&env, "c1")[0]["agent"], "coder");
+    assert_eq!(env.session_lines("o1")[0]["origin"], "client");
+    assert_eq!(env.session_lines("c1")[0]["agent"], "coder");
 }
 
 #[test]
@@ -373,7 +361,7 @@ fn the_official_openai_client_chats_with_and_without_streaming() {
     assert!(stdout.contains("ok: non-streaming"), "{stdout}");
     assert!(stdout.contains("ok: streaming"), "{stdout}");
     // Both turns were logged.
-    assert_eq!(session_lines(&env, "py").len(), 4);
+    assert_eq!(env.session_lines("py").len(), 4);
 }
 
 /// `--chat-upstream`: a second `localm daemon` is the upstream, over real HTTP with its token;
@@ -427,7 +415,7 @@ fn an_upstream_server_generates_and_localm_adds_memory_in_front() {
     assert!(r.header("x-localm-memory").unwrap().starts_with("count=1"));
     assert!(r.body.contains("\"delta\""), "{}", r.body);
     assert!(r.body.trim_end().ends_with("data: [DONE]"), "{}", r.body);
-    let logged = session_lines(&env, "up");
+    let logged = env.session_lines("up");
     assert_eq!(logged.len(), 4, "{logged:?}\n{}", d.log());
     assert!(logged[1]["content"].as_str().unwrap().contains("Biscuit"));
     assert!(!logged[3]["content"].as_str().unwrap().is_empty());

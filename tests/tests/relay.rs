@@ -104,18 +104,6 @@ fn canon(v: &Value) -> String {
     serde_json::to_string(v).unwrap()
 }
 
-fn session_lines(env: &Env, name: &str) -> Vec<Value> {
-    fs::read_to_string(
-        env.data_dir()
-            .join("sessions")
-            .join(format!("{name}.jsonl")),
-    )
-    .unwrap_or_default()
-    .lines()
-    .map(|l| serde_json::from_str(l).unwrap())
-    .collect()
-}
-
 #[test]
 fn the_openai_client_runs_a_tool_round_trip_through_the_relay_losslessly() {
     let Some(python) = localm_tests::test_python() else {
@@ -203,7 +191,7 @@ fn the_openai_client_runs_a_tool_round_trip_through_the_relay_losslessly() {
     assert_eq!(m[3]["role"], "tool");
     assert_eq!(m[3]["tool_call_id"], "call_w1");
     // The user's words are logged once; the final answer too.
-    let logged = session_lines(&env, "tools");
+    let logged = env.session_lines("tools");
     let users: Vec<&Value> = logged.iter().filter(|l| l["role"] == "user").collect();
     assert_eq!(users.len(), 1, "{logged:?}");
     assert_eq!(
