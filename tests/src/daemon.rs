@@ -225,6 +225,25 @@ pub fn try_request(
     exchange(&mut s, method, path, body, headers)
 }
 
+/// One raw request to a loopback TCP listener at `addr`, with `Host` set to it unless `headers`
+/// names one (read timeout 120 s).
+pub fn tcp_request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[(&str, &str)],
+) -> Response {
+    let mut s = std::net::TcpStream::connect(addr).expect("connect to the loopback listener");
+    s.set_read_timeout(Some(Duration::from_secs(120)))
+        .expect("set a read timeout");
+    let mut all = headers.to_vec();
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        all.push(("Host", addr));
+    }
+    exchange(&mut s, method, path, body, &all).expect("one exchange with the listener")
+}
+
 /// Write one request on `s` and read the response to the end (`Host: localhost` unless
 /// `headers` names one).
 pub fn exchange<S: Read + Write>(

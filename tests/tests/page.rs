@@ -8,11 +8,10 @@
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use localm_tests::daemon::{Response, exchange};
+use localm_tests::daemon::tcp_request;
 use localm_tests::fixtures::{correction, record, with_evidence, write_store_file};
 use localm_tests::{Env, model_env, test_python};
 use serde_json::Value;
@@ -41,27 +40,11 @@ fn login_url(env: &Env) -> String {
     url
 }
 
-/// One raw request to the loopback listener, with `Host` set to it unless given.
-fn tcp(
-    addr: &str,
-    method: &str,
-    path: &str,
-    body: Option<&str>,
-    headers: &[(&str, &str)],
-) -> Response {
-    let mut s = TcpStream::connect(addr).unwrap();
-    let mut all = headers.to_vec();
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        all.push(("Host", addr));
-    }
-    exchange(&mut s, method, path, body, &all).unwrap()
-}
-
 /// A session cookie (`localm_session=…`) and its page key, logged in the way a browser is.
 fn log_in(env: &Env, addr: &str) -> (String, String) {
     let url = login_url(env);
     let path = url.split_once(addr).unwrap().1;
-    let r = tcp(addr, "GET", path, None, &[]);
+    let r = tcp_request(addr, "GET", path, None, &[]);
     assert_eq!(r.status, 303, "{}", r.body);
     let location = r.header("location").unwrap();
     let key = location
@@ -74,7 +57,7 @@ fn log_in(env: &Env, addr: &str) -> (String, String) {
     for attr in ["HttpOnly", "SameSite=Strict", "Path=/"] {
         assert!(cookie.contains(attr), "{cookie}");
     }
-    let again = tcp(addr, "GET", path, None, &[]);
+    let again = tcp_request(addr, "GET", path, None, &[]);
     assert_eq!(again.status, 403, "a login link works once");
     assert!(again.body.contains("localm open"), "{}", again.body);
     let cookie = cookie.split(';').next().unwrap().to_string();
@@ -112,11 +95,11 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
     // DNS rebinding: another name for this address is refused, even with the token.
     let evil_host = format!("evil.example:{port}");
     for path in ["/api/health", "/memory", "/login?code=x"] {
-        let r = tcp(&addr, "GET", path, None, &[("Host", &evil_host)]);
+        let r = tcp_request(&addr, "GET", path, None, &[("Host", &evil_host)]);
         assert_eq!(r.status, 421, "{path}: {}", r.body);
         assert_eq!(r.code(), "wrong_host");
     }
-    let r = tcp(
+    let r = tcp_request(
         &addr,
         "GET",
         "/api/memory",
@@ -125,14 +108,17 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
     );
     assert_eq!(r.status, 421);
     let localhost = format!("localhost:{port}");
-    let r = tcp(&addr, "GET", "/api/health", None, &[("Host", &localhost)]);
+    let r = tcp_request(&addr, "GET", "/api/health", None, &[("Host", &localhost)]);
     assert_eq!(r.status, 401, "the right host, but no login");
 
     // The page without a session: how to log in, no data.
-    let r = tcp(&addr, "GET", "/memory", None, &[]);
+    let r = tcp_request(&addr, "GET", "/memory", None, &[]);
     assert_eq!(r.status, 401);
     assert!(r.body.contains("localm open") && !r.body.contains("bicycle"));
-    assert_eq!(tcp(&addr, "GET", "/api/memory", None, &[]).status, 401);
+    assert_eq!(
+        tcp_request(&addr, "GET", "/api/memory", None, &[]).status,
+        401
+    );
 
     // Browsers send the cookie to every server on 127.0.0.1, whatever its port: whoever runs one
     // can replay it with this listener's Host and Origin. The cookie alone reads and changes
@@ -152,13 +138,13 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
             h.push((*k, v.as_str()));
         }
         for path in ["/api/memory", "/api/settings", "/api/memory/corrections"] {
-            let r = tcp(&addr, "GET", path, None, &h);
+            let r = tcp_request(&addr, "GET", path, None, &h);
             assert_eq!(r.status, 401, "{path} with {extra:?}: {}", r.body);
             assert_eq!(r.code(), "page_key");
             assert!(r.body.contains("localm open"), "{}", r.body);
             assert!(!r.body.contains("bicycle"), "{}", r.body);
         }
-        let r = tcp(
+        let r = tcp_request(
             &addr,
             "PUT",
             "/api/memory",
@@ -167,7 +153,7 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
         );
         assert_eq!(r.status, 401, "{extra:?}: {}", r.body);
         assert_eq!(r.code(), "page_key");
-        let r = tcp(
+        let r = tcp_request(
             &addr,
             "POST",
             "/api/memory/append",
@@ -183,7 +169,7 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
     );
     // Another session's key does not open this one.
     let (_, other_key) = log_in(&env, &addr);
-    let r = tcp(
+    let r = tcp_request(
         &addr,
         "GET",
         "/api/memory",
@@ -192,11 +178,11 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
     );
     assert_eq!(r.status, 401, "{}", r.body);
     // The cookie and its key: reads work; a change needs this listener's own Origin.
-    let r = tcp(&addr, "GET", "/api/memory", None, &[cookie_h, key_h]);
+    let r = tcp_request(&addr, "GET", "/api/memory", None, &[cookie_h, key_h]);
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(r.body.contains("Owns a red bicycle"), "{}", r.body);
     // The page itself holds no data and loads on the cookie alone (it then asks for the key).
-    let page = tcp(&addr, "GET", "/memory", None, &[cookie_h]);
+    let page = tcp_request(&addr, "GET", "/memory", None, &[cookie_h]);
     assert_eq!(page.status, 200);
     assert_eq!(
         page.header("content-security-policy"),
@@ -204,7 +190,7 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
     );
     assert_eq!(page.header("x-content-type-options"), Some("nosniff"));
     let put = Some(r#"{"text": "Planted"}"#);
-    let foreign = tcp(
+    let foreign = tcp_request(
         &addr,
         "PUT",
         "/api/memory",
@@ -213,11 +199,11 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
     );
     assert_eq!(foreign.status, 403, "{}", foreign.body);
     assert_eq!(foreign.code(), "cross_origin");
-    let bare = tcp(&addr, "PUT", "/api/memory", put, &[cookie_h, key_h]);
+    let bare = tcp_request(&addr, "PUT", "/api/memory", put, &[cookie_h, key_h]);
     assert_eq!(bare.status, 403, "{}", bare.body);
     assert_eq!(bare.code(), "no_origin");
     // Even the token does not pass another page's Origin.
-    let r = tcp(
+    let r = tcp_request(
         &addr,
         "PUT",
         "/api/memory",
@@ -231,7 +217,7 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
     assert_eq!(facts(&env), vec!["Owns a red bicycle"], "nothing changed");
     // The page's own origin with the key, and a program with the token and no Origin, may
     // change memory.
-    let r = tcp(
+    let r = tcp_request(
         &addr,
         "POST",
         "/api/memory/append",
@@ -239,7 +225,7 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
         &[cookie_h, key_h, own_h],
     );
     assert_eq!(r.status, 201, "{}", r.body);
-    let r = tcp(
+    let r = tcp_request(
         &addr,
         "POST",
         "/api/memory/append",
@@ -249,7 +235,7 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
     assert_eq!(r.status, 201, "{}", r.body);
 
     // The settings routes take only the page's switches.
-    let r = tcp(
+    let r = tcp_request(
         &addr,
         "PATCH",
         "/api/settings",
@@ -257,7 +243,7 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
         &[("Authorization", &bearer)],
     );
     assert_eq!(r.status, 400, "{}", r.body);
-    let r = tcp(
+    let r = tcp_request(
         &addr,
         "PATCH",
         "/api/settings",
@@ -275,7 +261,7 @@ fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
     assert!(page.body.contains("/memory/app.js"));
 
     // The login link is minted only over the socket.
-    let r = tcp(
+    let r = tcp_request(
         &addr,
         "POST",
         "/api/login-link",

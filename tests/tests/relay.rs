@@ -8,13 +8,11 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 use localm_tests::Env;
-use localm_tests::daemon::{Daemon, Response, exchange};
+use localm_tests::daemon::{Daemon, Response, tcp_request};
 use serde_json::{Value, json};
 
 /// The recording upstream, killed on drop.
@@ -83,20 +81,6 @@ fn token(env: &Env) -> String {
         .unwrap()
         .trim()
         .to_string()
-}
-
-fn tcp(
-    addr: &str,
-    method: &str,
-    path: &str,
-    body: Option<&str>,
-    headers: &[(&str, &str)],
-) -> Response {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
-    let mut all = vec![("Host", addr)];
-    all.extend_from_slice(headers);
-    exchange(&mut s, method, path, body, &all).unwrap()
 }
 
 /// A value in one canonical text form (serde_json's: keys sorted, compact), for byte-equality.
@@ -249,7 +233,7 @@ fn a_whole_reply_slower_than_30s_arrives_and_a_waiting_stream_is_kept_alive() {
 }
 
 fn preflight(addr: &str, origin: &str) -> Response {
-    tcp(
+    tcp_request(
         addr,
         "OPTIONS",
         "/v1/chat/completions",
@@ -274,7 +258,7 @@ fn a_browser_preflight_is_answered_only_for_the_origins_cors_origins_names() {
         let addr = tcp_addr(&env);
         let allowed = preflight(&addr, app);
         let other = preflight(&addr, "http://evil.example");
-        let post = tcp(
+        let post = tcp_request(
             &addr,
             "POST",
             "/v1/chat/completions",
