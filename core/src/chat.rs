@@ -2,6 +2,10 @@
 //! which session a turn is logged to, `/remember`, where the recalled block goes in the prompt,
 //! and the lines a turn appends to its session log.
 
+pub mod conversation;
+pub mod fit;
+pub mod task_prompt;
+
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
@@ -236,13 +240,19 @@ pub fn prompt(messages: &[InMessage], block: &str) -> Vec<Message> {
     out
 }
 
-/// The lines one turn appends to its session log: the user's message and the reply.
+/// The lines one turn appends to its session log: the user's message and the reply. A chat
+/// history quoted in the message is left out (it is not the user's words); a message that was
+/// nothing else logs no turn.
 pub fn log_lines(
     user: &InMessage,
     reply: &str,
     agent: Option<Agent>,
     now: DateTime<Utc>,
 ) -> Vec<Line> {
+    let content = task_prompt::without_quoted_history(&user.text());
+    if content.trim().is_empty() && !user.text().trim().is_empty() {
+        return Vec::new();
+    }
     let agent = agent.map(|a| match a {
         Agent::Chat => "chat".to_string(),
         Agent::Coder => "coder".to_string(),
@@ -251,7 +261,7 @@ pub fn log_lines(
         Line {
             ts: Some(now),
             role: "user".into(),
-            content: user.text(),
+            content,
             origin: user.origin.clone(),
             agent: agent.clone(),
         },

@@ -91,6 +91,18 @@ pub struct Settings {
     /// An OpenAI-compatible server chat replies come from instead (its base URL, `…/v1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chat_upstream: Option<String>,
+    /// The TCP listener's address (`host:port`) when `--listen` is not given; a non-loopback
+    /// one (reachable from containers) requires the bearer token on every request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listen: Option<String>,
+    /// Host names the TCP listener also answers to (e.g. host.docker.internal), besides its
+    /// address and localhost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_hosts: Vec<String>,
+    /// The chat model's context in tokens (prompt + reply); unset: the model's own, at most
+    /// 8,192.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chat_context: Option<u32>,
     /// Installed and enabled plugins, by name (see `plugins`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub plugins: BTreeMap<String, PluginState>,
@@ -114,6 +126,9 @@ impl Default for Settings {
             embedding_model: None,
             chat_model: None,
             chat_upstream: None,
+            listen: None,
+            allowed_hosts: Vec::new(),
+            chat_context: None,
             plugins: BTreeMap::new(),
             extra: BTreeMap::new(),
         }

@@ -42,12 +42,27 @@ pub const KEYS: &[(&str, &str)] = &[
         "chat_upstream",
         "OpenAI-compatible server for chat replies (a base URL such as http://127.0.0.1:8080/v1, or none)",
     ),
+    (
+        "listen",
+        "TCP listener address when --listen is not given (127.0.0.1:8765; a non-loopback address requires the token on every request), or none",
+    ),
+    (
+        "allowed_hosts",
+        "extra Host names the TCP listener answers to, comma-separated (e.g. host.docker.internal), or none",
+    ),
+    (
+        "chat_context",
+        "the chat model's context in tokens (prompt + reply, 256-131072), or default: the model's, at most 8192",
+    ),
 ];
 
 const BOOL: &str = "true or false (also on/off, yes/no, 1/0)";
 const MODE: &str = "privacy, log or full";
 const PATH: &str = "an absolute path, or default";
 const URL: &str = "an http:// or https:// base URL, or none";
+const ADDR: &str = "an address host:port (e.g. 127.0.0.1:8765 or 0.0.0.0:8765), or none";
+const HOSTS: &str = "host names separated by commas (letters, digits, '-', '.'), or none";
+const CONTEXT: &str = "a number of tokens from 256 to 131072, or default";
 
 impl Settings {
     /// The value of setting `key` as text: booleans as true/false, model paths as the path or
@@ -67,6 +82,12 @@ impl Settings {
             "embedding_model" => path(&self.embedding_model),
             "chat_model" => path(&self.chat_model),
             "chat_upstream" => self.chat_upstream.clone().unwrap_or_else(|| "none".into()),
+            "listen" => self.listen.clone().unwrap_or_else(|| "none".into()),
+            "allowed_hosts" if self.allowed_hosts.is_empty() => "none".into(),
+            "allowed_hosts" => self.allowed_hosts.join(","),
+            "chat_context" => self
+                .chat_context
+                .map_or_else(|| "default".into(), |n| n.to_string()),
             other => unreachable!("{other} is in KEYS but not handled"),
         })
     }
@@ -92,6 +113,11 @@ impl Settings {
             "chat_model" => self.chat_model = path()?,
             "chat_upstream" => {
                 self.chat_upstream = parse_url(value).ok_or_else(|| bad(URL))?;
+            }
+            "listen" => self.listen = parse_addr(value).ok_or_else(|| bad(ADDR))?,
+            "allowed_hosts" => self.allowed_hosts = parse_hosts(value).ok_or_else(|| bad(HOSTS))?,
+            "chat_context" => {
+                self.chat_context = parse_context(value).ok_or_else(|| bad(CONTEXT))?
             }
             other => unreachable!("{other} is in KEYS but not handled"),
         }
@@ -131,6 +157,46 @@ pub fn parse_url(value: &str) -> Option<Option<String>> {
     ok.then(|| Some(v.trim_end_matches('/').to_string()))
 }
 
+/// `Some(None)` for none/default/empty, `Some(addr)` for a socket address.
+fn parse_addr(value: &str) -> Option<Option<String>> {
+    let v = value.trim();
+    if v.is_empty() || v.eq_ignore_ascii_case("none") || v.eq_ignore_ascii_case("default") {
+        return Some(None);
+    }
+    v.parse::<std::net::SocketAddr>()
+        .ok()
+        .map(|a| Some(a.to_string()))
+}
+
+/// Host names, lower-cased; an empty list for none.
+fn parse_hosts(value: &str) -> Option<Vec<String>> {
+    let v = value.trim();
+    if v.is_empty() || v.eq_ignore_ascii_case("none") {
+        return Some(Vec::new());
+    }
+    v.split(',')
+        .map(|h| h.trim().to_ascii_lowercase())
+        .map(|h| {
+            let ok = !h.is_empty()
+                && h.len() <= 253
+                && h.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+            ok.then_some(h)
+        })
+        .collect()
+}
+
+fn parse_context(value: &str) -> Option<Option<u32>> {
+    let v = value.trim();
+    if v.is_empty() || v.eq_ignore_ascii_case("default") {
+        return Some(None);
+    }
+    v.parse::<u32>()
+        .ok()
+        .filter(|n| (256..=131_072).contains(n))
+        .map(Some)
+}
+
 fn parse_path(value: &str) -> Option<Option<PathBuf>> {
     let v = value.trim();
     if v.is_empty() || v.eq_ignore_ascii_case("default") {
@@ -156,6 +222,34 @@ mod tests {
     }
 
     #[test]
+    fn listen_allowed_hosts_and_chat_context_are_checked() {
+        let mut s = Settings::default();
+        s.set("listen", "0.0.0.0:8765").unwrap();
+        assert_eq!(s.get("listen").unwrap(), "0.0.0.0:8765");
+        assert!(s.set("listen", "localhost").is_err());
+        assert_eq!(s.listen.as_deref(), Some("0.0.0.0:8765"));
+        s.set("allowed_hosts", "host.docker.internal, Box.LAN")
+            .unwrap();
+        assert_eq!(s.allowed_hosts, ["host.docker.internal", "box.lan"]);
+        assert_eq!(
+            s.get("allowed_hosts").unwrap(),
+            "host.docker.internal,box.lan"
+        );
+        for bad in ["a b", "x,,y", "evil/host", "h:80"] {
+            assert!(s.set("allowed_hosts", bad).is_err(), "{bad}");
+        }
+        s.set("allowed_hosts", "none").unwrap();
+        assert!(s.allowed_hosts.is_empty());
+        s.set("chat_context", "512").unwrap();
+        assert_eq!(s.chat_context, Some(512));
+        for bad in ["12", "0", "lots", "999999"] {
+            assert!(s.set("chat_context", bad).is_err(), "{bad}");
+        }
+        s.set("chat_context", "default").unwrap();
+        assert_eq!(s.chat_context, None);
+    }
+
+    #[test]
     fn every_key_gets_and_sets_round_trip() {
         let mut s = Settings::default();
         for (key, _) in KEYS {
@@ -167,7 +261,8 @@ mod tests {
         assert_eq!(
             got,
             [
-                "privacy", "true", "true", "false", "true", "default", "default", "default", "none"
+                "privacy", "true", "true", "false", "true", "default", "default", "default",
+                "none", "none", "none", "default"
             ]
         );
     }
@@ -251,7 +346,7 @@ mod tests {
                 "{msg}"
             );
             assert!(
-                msg.ends_with("llm_model, embedding_model, chat_model, chat_upstream"),
+                msg.ends_with("chat_model, chat_upstream, listen, allowed_hosts, chat_context"),
                 "{msg}"
             );
         }
