@@ -19,6 +19,7 @@ use localm_core::record::Kind;
 use localm_core::session;
 use serde_json::{Value, json};
 
+use super::apps;
 use super::recall::{HEADER, Reinforce, recall_turn};
 use crate::chat::protocol::{Event, Finish, Request};
 use crate::chat::supervisor::ChatFailure;
@@ -26,8 +27,6 @@ use crate::chat::upstream;
 use crate::models;
 use crate::service::state::Shared;
 
-/// The header a client names its session with (the body's `session` field works too).
-pub const SESSION_HEADER: &str = "x-localm-session";
 /// Generated tokens when the request does not say.
 const DEFAULT_MAX_TOKENS: u32 = 512;
 /// The most generated tokens one reply may ask for.
@@ -50,6 +49,7 @@ fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response
 }
 
 fn failure(f: &ChatFailure) -> Response {
+    tracing::warn!("chat: generation failed: {f}");
     match f {
         ChatFailure::Busy => error(StatusCode::SERVICE_UNAVAILABLE, "busy", f.to_string()),
         ChatFailure::Crashed(_) => error(StatusCode::BAD_GATEWAY, "worker_crashed", f.to_string()),
@@ -64,12 +64,12 @@ fn failure(f: &ChatFailure) -> Response {
 /// `GET /v1/models`: the chat model, when one is installed.
 pub async fn models(State(s): State<Arc<Shared>>) -> Response {
     let config = s.config();
-    let data: Vec<Value> = models::chat_path(&s.data_dir, &config.settings)
+    let ids: Vec<String> = models::chat_path(&s.data_dir, &config.settings)
         .filter(|p| p.is_file())
         .map(|p| model_name(&p))
-        .map(|id| json!({"id": id, "object": "model", "created": 0, "owned_by": "localm"}))
         .into_iter()
         .collect();
+    let data = apps::with_nomemory(&ids);
     Json(json!({"object": "list", "data": data})).into_response()
 }
 
@@ -110,14 +110,16 @@ pub async fn completions(
     if let Err(e) = req.validate() {
         return error(StatusCode::BAD_REQUEST, "invalid_request", e.to_string());
     }
-    let header_session = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok());
+    let raw: Value = serde_json::from_slice(&body).unwrap_or_default();
     let now = Utc::now();
-    let session = match chat::session_name(header_session, req.session.as_deref(), now) {
+    let session = match apps::session(&headers, &raw, &req.chat_messages(), now) {
         Ok(n) => n,
         Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_session", e.to_string()),
     };
+    // An app's own prompt (a title, tags…) or the `+nomemory` model: no recall, not logged.
+    let background = apps::background(&raw, &req.chat_messages()).is_some();
     let config = s.config();
-    let plugin = config.settings.memory_plugin_enabled();
+    let plugin = config.settings.memory_plugin_enabled() && !background;
     let latest = req.latest().map(InMessage::text).unwrap_or_default();
     let created = now.timestamp().max(0) as u64;
     let id = format!("chatcmpl-{:016x}", nonce());
@@ -156,7 +158,11 @@ pub async fn completions(
         .clone()
         .or_else(|| config.settings.chat_upstream.clone());
     if let Some(base) = upstream {
-        let original: Value = serde_json::from_slice(&body).unwrap_or_default();
+        let mut original = raw;
+        if let Some(m) = original.get("model").and_then(Value::as_str) {
+            let base = localm_core::chat::task_prompt::base_model(m).to_string();
+            original["model"] = Value::String(base);
+        }
         let sent = upstream::body(&original, &chat::prompt(&req.messages, &block));
         let p = Prepared {
             log_to: (plugin && config.mode.allows_writes()).then_some(session),
@@ -192,15 +198,27 @@ pub async fn completions(
         top_p: p.req.top_p.unwrap_or(1.0),
         seed: p.req.seed.map_or_else(|| nonce() as u32, |x| x as u32),
         stop: p.req.stop.as_ref().map(|s| s.strings()).unwrap_or_default(),
+        context: config.settings.chat_context,
     };
-    let turn = match s.chat.start(&model_path, &request).await {
+    let mut turn = match s.chat.start(&model_path, &request).await {
         Ok(t) => t,
         Err(f) => return failure(&f),
     };
+    // The first event decides the status: a prompt that cannot fit is a 400, streamed or not.
+    let first = loop {
+        match turn.next().await {
+            Some(Ok(Event::Ready { .. })) => continue,
+            Some(Ok(Event::TooLong(m))) => {
+                s.chat.schedule_unload();
+                return with_header(apps::too_long(&m), &p.header);
+            }
+            other => break other,
+        }
+    };
     if p.req.stream {
-        stream(s, p, turn)
+        stream(s, p, turn, first)
     } else {
-        whole(s, p, turn).await
+        whole(s, p, turn, first).await
     }
 }
 
@@ -274,17 +292,26 @@ fn whole_or_stream(
     with_header(sse_response(Body::from(out)), header)
 }
 
-async fn whole(s: Arc<Shared>, p: Prepared, mut turn: crate::chat::supervisor::Turn) -> Response {
+async fn whole(
+    s: Arc<Shared>,
+    p: Prepared,
+    mut turn: crate::chat::supervisor::Turn,
+    mut first: Option<Result<Event, ChatFailure>>,
+) -> Response {
     let mut text = String::new();
     let done = loop {
-        match turn.next().await {
+        let event = match first.take() {
+            Some(e) => Some(e),
+            None => turn.next().await,
+        };
+        match event {
             Some(Ok(Event::Text(t))) => text.push_str(&t),
             Some(Ok(Event::Done {
                 finish,
                 prompt_tokens,
                 completion_tokens,
             })) => break Ok((finish, prompt_tokens, completion_tokens)),
-            Some(Ok(Event::Error(e))) => break Err(ChatFailure::Failed(e)),
+            Some(Ok(Event::Error(e) | Event::TooLong(e))) => break Err(ChatFailure::Failed(e)),
             Some(Ok(Event::Ready { .. })) => {}
             Some(Err(f)) => break Err(f),
             None => break Err(ChatFailure::Failed("the reply ended early".into())),
@@ -308,7 +335,12 @@ async fn whole(s: Arc<Shared>, p: Prepared, mut turn: crate::chat::supervisor::T
     with_header(Json(body).into_response(), &p.header)
 }
 
-fn stream(s: Arc<Shared>, p: Prepared, mut turn: crate::chat::supervisor::Turn) -> Response {
+fn stream(
+    s: Arc<Shared>,
+    p: Prepared,
+    mut turn: crate::chat::supervisor::Turn,
+    mut first: Option<Result<Event, ChatFailure>>,
+) -> Response {
     let header = p.header.clone();
     let (tx, mut rx) = tokio::sync::mpsc::channel::<Bytes>(32);
     tokio::spawn(async move {
@@ -331,7 +363,14 @@ fn stream(s: Arc<Shared>, p: Prepared, mut turn: crate::chat::supervisor::Turn) 
         }
         let mut text = String::new();
         let mut ended_well = false;
-        while let Some(event) = turn.next().await {
+        loop {
+            let event = match first.take() {
+                Some(e) => e,
+                None => match turn.next().await {
+                    Some(e) => e,
+                    None => break,
+                },
+            };
             let line = match event {
                 Ok(Event::Text(t)) => {
                     text.push_str(&t);
@@ -362,13 +401,19 @@ fn stream(s: Arc<Shared>, p: Prepared, mut turn: crate::chat::supervisor::Turn) 
                     }
                     out
                 }
-                Ok(Event::Error(e)) => sse(
-                    &json!({"error": {"message": e, "type": "server_error", "code": "generation_failed"}}),
-                ),
+                Ok(Event::Error(e) | Event::TooLong(e)) => {
+                    tracing::warn!("chat: generation failed: {e}");
+                    sse(
+                        &json!({"error": {"message": e, "type": "server_error", "code": "generation_failed"}}),
+                    )
+                }
                 Ok(Event::Ready { .. }) => continue,
-                Err(f) => sse(
-                    &json!({"error": {"message": f.to_string(), "type": "server_error", "code": "worker_crashed"}}),
-                ),
+                Err(f) => {
+                    tracing::warn!("chat: generation failed: {f}");
+                    sse(
+                        &json!({"error": {"message": f.to_string(), "type": "server_error", "code": "worker_crashed"}}),
+                    )
+                }
             };
             // A client that left drops the receiver: dropping `turn` then cancels the reply.
             if tx.send(line.into()).await.is_err() {

@@ -3,6 +3,7 @@
 //! the page and its settings routes, and the login (TCP: `/login`; socket: `/api/login-link`).
 //! Errors are JSON.
 
+pub mod apps;
 pub mod auth;
 pub mod body;
 pub mod chat;
