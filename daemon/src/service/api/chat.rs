@@ -160,7 +160,7 @@ pub async fn completions(
     if let Some(base) = upstream {
         let mut original = raw;
         if let Some(m) = original.get("model").and_then(Value::as_str) {
-            let base = localm_core::chat::task_prompt::base_model(m).to_string();
+            let base = chat::task_prompt::base_model(m).to_string();
             original["model"] = Value::String(base);
         }
         let sent = upstream::body(&original, &chat::prompt(&req.messages, &block));
@@ -339,7 +339,7 @@ fn stream(
     s: Arc<Shared>,
     p: Prepared,
     mut turn: crate::chat::supervisor::Turn,
-    mut first: Option<Result<Event, ChatFailure>>,
+    mut pending: Option<Result<Event, ChatFailure>>,
 ) -> Response {
     let header = p.header.clone();
     let (tx, mut rx) = tokio::sync::mpsc::channel::<Bytes>(32);
@@ -364,7 +364,7 @@ fn stream(
         let mut text = String::new();
         let mut ended_well = false;
         loop {
-            let event = match first.take() {
+            let event = match pending.take() {
                 Some(e) => e,
                 None => match turn.next().await {
                     Some(e) => e,
