@@ -2,6 +2,10 @@
 //! `service/api/chat/openai.rs`) and the model: which session a turn is logged to, `/remember`, where the recalled block goes in the prompt,
 //! and the lines a turn appends to its session log.
 
+pub mod conversation;
+pub mod fit;
+pub mod task_prompt;
+
 use crate::engine::Message;
 use crate::recall::query::Agent;
 use crate::session::Line;
@@ -102,7 +106,8 @@ pub fn prompt(messages: &[Message], block: &str) -> Vec<Message> {
 /// The lines one turn appends to its session log: the user's message (its text and origin)
 /// and the reply. A turn with no new user message (it answers a tool result, or continues the
 /// assistant's) logs only its reply, and nothing if that is empty: the user's words are
-/// logged once, with the turn they started.
+/// logged once, with the turn they started. A chat history quoted in the message is left out
+/// (it is not the user's words); a message that was nothing else logs no turn.
 pub fn log_lines(
     user: Option<(&str, Option<&str>)>,
     reply: &str,
@@ -115,10 +120,14 @@ pub fn log_lines(
     });
     let mut lines = Vec::new();
     if let Some((text, origin)) = user {
+        let content = task_prompt::without_quoted_history(text);
+        if content.trim().is_empty() && !text.trim().is_empty() {
+            return lines;
+        }
         lines.push(Line {
             ts: Some(now),
             role: "user".into(),
-            content: text.to_string(),
+            content,
             origin: origin.map(str::to_string),
             agent: agent.clone(),
         });

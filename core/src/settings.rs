@@ -95,6 +95,18 @@ pub struct Settings {
     /// (CORS); empty, the default, answers no preflight.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cors_origins: Vec<String>,
+    /// The TCP listener's address (`host:port`) when `--listen` is not given; a non-loopback
+    /// one (reachable from containers) requires the bearer token on every request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listen: Option<String>,
+    /// Host names the TCP listener also answers to (e.g. host.docker.internal), besides its
+    /// address and localhost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_hosts: Vec<String>,
+    /// The chat model's context in tokens (prompt + reply); unset: the model's own, at most
+    /// 8,192.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chat_context: Option<u32>,
     /// Installed and enabled plugins, by name (see `plugins`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub plugins: BTreeMap<String, PluginState>,
@@ -119,6 +131,9 @@ impl Default for Settings {
             chat_model: None,
             chat_upstream: None,
             cors_origins: Vec::new(),
+            listen: None,
+            allowed_hosts: Vec::new(),
+            chat_context: None,
             plugins: BTreeMap::new(),
             extra: BTreeMap::new(),
         }

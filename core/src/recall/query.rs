@@ -1,8 +1,12 @@
 //! The recall query: the latest user message plus a short window of prior user turns. Messages
 //! the client marks with an `origin` (tool output, the GUI's own prompts) are left out; when the
-//! latest message carries one, or the request is the coder agent's, there is no recall at all.
+//! latest message carries one, or is a chat app's own task prompt (title, tags, follow-ups…:
+//! `chat::task_prompt`), or the request is the coder agent's, there is no recall at all. A chat
+//! history quoted inside a message is not searched with.
 
 use serde::{Deserialize, Serialize};
+
+use crate::chat::task_prompt::without_quoted_history;
 
 /// Prior user turns added to the latest message.
 pub const PRIOR_TURNS: usize = 2;
@@ -52,15 +56,20 @@ pub fn build_query(messages: &[ChatMessage], agent: Agent) -> Option<Query> {
     if agent == Agent::Coder {
         return None;
     }
-    let mut users = messages.iter().rev().filter(|m| m.role == "user");
-    let latest = users.next()?;
-    if latest.origin.is_some() || latest.content.trim().is_empty() {
+    if crate::chat::task_prompt::app_task(messages).is_some() {
         return None;
     }
-    let mut text = latest.content.trim().to_string();
+    let mut users = messages.iter().rev().filter(|m| m.role == "user");
+    let latest = users.next()?;
+    let latest_text = without_quoted_history(&latest.content);
+    if latest.origin.is_some() || latest_text.trim().is_empty() {
+        return None;
+    }
+    let mut text = latest_text.trim().to_string();
     let mut budget = PRIOR_CHARS;
     for prior in users.filter(|m| m.origin.is_none()).take(PRIOR_TURNS) {
-        let t = prior.content.trim();
+        let prior = without_quoted_history(&prior.content);
+        let t = prior.trim();
         if t.is_empty() || budget == 0 {
             continue;
         }
@@ -70,7 +79,7 @@ pub fn build_query(messages: &[ChatMessage], agent: Agent) -> Option<Query> {
         text.push_str(&cut);
     }
     Some(Query {
-        latest: latest.content.trim().to_string(),
+        latest: latest_text.trim().to_string(),
         text,
     })
 }
@@ -124,6 +133,26 @@ mod tests {
         assert_eq!(build_query(&[msg("user", "hi", None)], Agent::Coder), None);
         assert_eq!(build_query(&[msg("system", "x", None)], Agent::Chat), None);
         assert_eq!(build_query(&[], Agent::Chat), None);
+    }
+
+    #[test]
+    fn app_task_prompts_get_no_recall_and_quoted_history_is_not_searched() {
+        let title = "### Task:\nGenerate a concise title summarizing the chat history.\n### Chat History:\n\
+                     <chat_history>\nUSER: I adopted a dog called Biscuit\nASSISTANT: Lovely\n</chat_history>";
+        let m = vec![
+            msg("user", "I adopted a dog", None),
+            msg("user", title, None),
+        ];
+        assert_eq!(build_query(&m, Agent::Chat), None);
+        let m = vec![msg(
+            "user",
+            "what about this? <chat_history>USER: Biscuit</chat_history>",
+            None,
+        )];
+        assert_eq!(
+            build_query(&m, Agent::Chat).unwrap().text,
+            "what about this?"
+        );
     }
 
     #[test]

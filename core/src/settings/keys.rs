@@ -46,6 +46,18 @@ pub const KEYS: &[(&str, &str)] = &[
         "cors_origins",
         "web pages that may call /v1/* from a browser (origins such as http://localhost:3000, comma-separated; * for any; or none)",
     ),
+    (
+        "listen",
+        "TCP listener address when --listen is not given (127.0.0.1:8765; a non-loopback address requires the token on every request), or none",
+    ),
+    (
+        "allowed_hosts",
+        "extra Host names the TCP listener answers to, comma-separated (e.g. host.docker.internal), or none",
+    ),
+    (
+        "chat_context",
+        "the chat model's context in tokens (prompt + reply, 256-131072), or default: the model's, at most 8192",
+    ),
 ];
 
 const BOOL: &str = "true or false (also on/off, yes/no, 1/0)";
@@ -53,6 +65,9 @@ const MODE: &str = "privacy, log or full";
 const PATH: &str = "an absolute path, or default";
 const URL: &str = "an http:// or https:// base URL, or none";
 const ORIGINS: &str = "origins such as http://localhost:3000 (scheme, host and port only), comma-separated, * for any, or none";
+const ADDR: &str = "an address host:port (e.g. 127.0.0.1:8765 or 0.0.0.0:8765), or none";
+const HOSTS: &str = "host names separated by commas (letters, digits, '-', '.'), or none";
+const CONTEXT: &str = "a number of tokens from 256 to 131072, or default";
 
 impl Settings {
     /// The value of setting `key` as text: booleans as true/false, model paths as the path or
@@ -74,6 +89,12 @@ impl Settings {
             "chat_upstream" => self.chat_upstream.clone().unwrap_or_else(|| "none".into()),
             "cors_origins" if self.cors_origins.is_empty() => "none".into(),
             "cors_origins" => self.cors_origins.join(","),
+            "listen" => self.listen.clone().unwrap_or_else(|| "none".into()),
+            "allowed_hosts" if self.allowed_hosts.is_empty() => "none".into(),
+            "allowed_hosts" => self.allowed_hosts.join(","),
+            "chat_context" => self
+                .chat_context
+                .map_or_else(|| "default".into(), |n| n.to_string()),
             other => unreachable!("{other} is in KEYS but not handled"),
         })
     }
@@ -102,6 +123,11 @@ impl Settings {
             }
             "cors_origins" => {
                 self.cors_origins = parse_origins(value).ok_or_else(|| bad(ORIGINS))?
+            }
+            "listen" => self.listen = parse_addr(value).ok_or_else(|| bad(ADDR))?,
+            "allowed_hosts" => self.allowed_hosts = parse_hosts(value).ok_or_else(|| bad(HOSTS))?,
+            "chat_context" => {
+                self.chat_context = parse_context(value).ok_or_else(|| bad(CONTEXT))?
             }
             other => unreachable!("{other} is in KEYS but not handled"),
         }
@@ -177,6 +203,46 @@ pub fn origin_allowed(allowed: &[String], origin: &str) -> bool {
         .any(|a| a == "*" || a.eq_ignore_ascii_case(origin))
 }
 
+/// `Some(None)` for none/default/empty, `Some(addr)` for a socket address.
+fn parse_addr(value: &str) -> Option<Option<String>> {
+    let v = value.trim();
+    if v.is_empty() || v.eq_ignore_ascii_case("none") || v.eq_ignore_ascii_case("default") {
+        return Some(None);
+    }
+    v.parse::<std::net::SocketAddr>()
+        .ok()
+        .map(|a| Some(a.to_string()))
+}
+
+/// Host names, lower-cased; an empty list for none.
+fn parse_hosts(value: &str) -> Option<Vec<String>> {
+    let v = value.trim();
+    if v.is_empty() || v.eq_ignore_ascii_case("none") {
+        return Some(Vec::new());
+    }
+    v.split(',')
+        .map(|h| h.trim().to_ascii_lowercase())
+        .map(|h| {
+            let ok = !h.is_empty()
+                && h.len() <= 253
+                && h.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+            ok.then_some(h)
+        })
+        .collect()
+}
+
+fn parse_context(value: &str) -> Option<Option<u32>> {
+    let v = value.trim();
+    if v.is_empty() || v.eq_ignore_ascii_case("default") {
+        return Some(None);
+    }
+    v.parse::<u32>()
+        .ok()
+        .filter(|n| (256..=131_072).contains(n))
+        .map(Some)
+}
+
 fn parse_path(value: &str) -> Option<Option<PathBuf>> {
     let v = value.trim();
     if v.is_empty() || v.eq_ignore_ascii_case("default") {
@@ -199,6 +265,34 @@ mod tests {
         assert!(s.set("chat_upstream", "http://a b").is_err());
         s.set("chat_upstream", "none").unwrap();
         assert_eq!(s.chat_upstream, None);
+    }
+
+    #[test]
+    fn listen_allowed_hosts_and_chat_context_are_checked() {
+        let mut s = Settings::default();
+        s.set("listen", "0.0.0.0:8765").unwrap();
+        assert_eq!(s.get("listen").unwrap(), "0.0.0.0:8765");
+        assert!(s.set("listen", "localhost").is_err());
+        assert_eq!(s.listen.as_deref(), Some("0.0.0.0:8765"));
+        s.set("allowed_hosts", "host.docker.internal, Box.LAN")
+            .unwrap();
+        assert_eq!(s.allowed_hosts, ["host.docker.internal", "box.lan"]);
+        assert_eq!(
+            s.get("allowed_hosts").unwrap(),
+            "host.docker.internal,box.lan"
+        );
+        for bad in ["a b", "x,,y", "evil/host", "h:80"] {
+            assert!(s.set("allowed_hosts", bad).is_err(), "{bad}");
+        }
+        s.set("allowed_hosts", "none").unwrap();
+        assert!(s.allowed_hosts.is_empty());
+        s.set("chat_context", "512").unwrap();
+        assert_eq!(s.chat_context, Some(512));
+        for bad in ["12", "0", "lots", "999999"] {
+            assert!(s.set("chat_context", bad).is_err(), "{bad}");
+        }
+        s.set("chat_context", "default").unwrap();
+        assert_eq!(s.chat_context, None);
     }
 
     #[test]
@@ -256,7 +350,7 @@ mod tests {
             got,
             [
                 "privacy", "true", "true", "false", "true", "default", "default", "default",
-                "none", "none"
+                "none", "none", "none", "none", "default"
             ]
         );
     }
@@ -340,9 +434,7 @@ mod tests {
                 "{msg}"
             );
             assert!(
-                msg.ends_with(
-                    "llm_model, embedding_model, chat_model, chat_upstream, cors_origins"
-                ),
+                msg.ends_with("chat_upstream, cors_origins, listen, allowed_hosts, chat_context"),
                 "{msg}"
             );
         }

@@ -1,6 +1,7 @@
 //! What the daemon and its chat worker say to each other: one JSON object a line. The daemon
 //! writes a [`Request`] (or the word `cancel`); the worker answers `ready` once its model is
-//! loaded, then [`Event`]s for each request: text as it is generated, then `done` or `error`.
+//! loaded, then [`Event`]s for each request: text as it is generated, then `done`, `error` or
+//! `too_long`.
 
 use localm_core::engine::Message;
 use serde::{Deserialize, Serialize};
@@ -16,7 +17,14 @@ pub struct Request {
     pub seed: u32,
     /// The reply ends before the first of these (which is not sent).
     pub stop: Vec<String>,
+    /// The context in tokens (the `chat_context` setting); `None`: the model's own, at most
+    /// [`DEFAULT_CONTEXT_CAP`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<u32>,
 }
+
+/// The default context is the model's trained one, at most this (its KV cache grows with it).
+pub const DEFAULT_CONTEXT_CAP: u32 = 8192;
 
 /// The line that cancels the request in progress.
 pub const CANCEL: &str = "cancel";
@@ -45,4 +53,7 @@ pub enum Event {
     },
     /// The request failed; the worker carries on.
     Error(String),
+    /// The prompt cannot fit the context even with its oldest turns dropped (nothing was
+    /// generated): OpenAI's `context_length_exceeded`.
+    TooLong(String),
 }

@@ -209,7 +209,10 @@ impl Turn {
                 return Some(Err(ChatFailure::Crashed(status)));
             }
         };
-        if matches!(event, Ok(Event::Done { .. } | Event::Error(_)) | Err(_)) {
+        if matches!(
+            event,
+            Ok(Event::Done { .. } | Event::Error(_) | Event::TooLong(_)) | Err(_)
+        ) {
             self.end();
         }
         Some(event)
@@ -245,7 +248,7 @@ impl Drop for Turn {
                 while let Ok(Some(l)) = worker.lines.next_line().await {
                     if matches!(
                         serde_json::from_str::<Event>(&l),
-                        Ok(Event::Done { .. } | Event::Error(_))
+                        Ok(Event::Done { .. } | Event::Error(_) | Event::TooLong(_))
                     ) {
                         drained = true;
                         break;

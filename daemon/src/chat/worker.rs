@@ -1,7 +1,8 @@
 //! `localm chat-worker`: the child process that holds the chat model. It loads the GGUF once,
 //! then serves one request at a time from stdin, streaming events to stdout, until stdin
 //! closes. A llama.cpp abort ends this process only; the daemon fails that request and starts a
-//! new worker for the next one.
+//! new worker for the next one. Each prompt is fitted to the context first (`core::chat::fit`:
+//! oldest turns dropped, the reply capped), counted with the model's own tokenizer.
 
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -11,12 +12,22 @@ use std::sync::mpsc;
 
 use anyhow::Context as _;
 use localm_core::chat::cut_at_stop;
+use localm_core::chat::fit::{FitError, fit};
 
-use super::protocol::{CANCEL, Event, Finish, Request};
+use super::protocol::{CANCEL, DEFAULT_CONTEXT_CAP, Event, Finish, Request};
 use crate::models::llama::{Llama, Sampling, StopReason};
 
-/// Context size of a chat reply (prompt + reply), in tokens.
-pub const N_CTX: u32 = 4096;
+/// The smallest context a worker runs with.
+const MIN_CONTEXT: u32 = 256;
+
+/// The context of a reply: the request's (`chat_context`), else the model's own at most
+/// [`DEFAULT_CONTEXT_CAP`].
+fn context_of(llama: &Llama, request: &Request) -> u32 {
+    request
+        .context
+        .unwrap_or_else(|| llama.n_ctx_train().min(DEFAULT_CONTEXT_CAP))
+        .max(MIN_CONTEXT)
+}
 
 /// Serve requests from stdin until it closes.
 pub fn main(model: &Path, threads: Option<usize>) -> anyhow::Result<()> {
@@ -65,6 +76,24 @@ fn reply(
     cancel: &AtomicBool,
     out: &mut impl Write,
 ) -> anyhow::Result<Event> {
+    // The worker fits the prompt, not the daemon: it has the model's tokenizer and chat
+    // template, so the count is exact and costs no round trip.
+    let n_ctx = context_of(llama, request);
+    let fitted = match fit(&request.messages, n_ctx, request.max_tokens, |m| {
+        llama.prompt_tokens(m)
+    }) {
+        Ok(f) => f,
+        Err(e @ FitError::TooLong { .. }) => return Ok(Event::TooLong(e.to_string())),
+        Err(e) => return Ok(Event::Error(e.to_string())),
+    };
+    if fitted.dropped_turns > 0 {
+        tracing::debug!(
+            dropped = fitted.dropped_turns,
+            prompt = fitted.prompt_tokens,
+            context = n_ctx,
+            "chat worker: oldest turns dropped to fit the context"
+        );
+    }
     let sampling = Sampling {
         temperature: request.temperature,
         top_p: request.top_p,
@@ -77,10 +106,10 @@ fn reply(
     let mut stopped_at_stop = false;
     let mut write_err: Option<std::io::Error> = None;
     let result = llama.chat(
-        &request.messages,
+        &fitted.messages,
         &sampling,
-        request.max_tokens as usize,
-        N_CTX,
+        fitted.max_tokens as usize,
+        n_ctx,
         &mut |piece| {
             text.push_str(piece);
             let (upto, done) = match cut_at_stop(&text[sent..], &request.stop) {

@@ -165,9 +165,11 @@ pub struct DaemonArgs {
     /// it is. Only a stale socket at PATH is ever replaced.
     #[arg(long, value_name = "PATH")]
     pub socket: Option<PathBuf>,
-    /// Also serve the API and the memory page on this loopback address (e.g. 127.0.0.1:8765;
-    /// port 0 picks a free one), guarded by the token in <data dir>/api-token for programs and by
-    /// `localm open`'s one-time login for the browser. Off by default.
+    /// Also serve the API and the memory page on this address (e.g. 127.0.0.1:8765; port 0
+    /// picks a free one), guarded by the token in <data dir>/api-token for programs and by
+    /// `localm open`'s one-time login for the browser. Off by default (the listen setting is
+    /// used when this is not given). A non-loopback address (e.g. 0.0.0.0:8765, for apps in
+    /// containers) is served to the token only, answering to the allowed_hosts names too.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<SocketAddr>,
     /// Chat replies come from this OpenAI-compatible server (its base URL, e.g.

@@ -257,6 +257,11 @@ impl Llama {
         &self.name
     }
 
+    /// The context the model was trained with, in tokens.
+    pub fn n_ctx_train(&self) -> u32 {
+        self.model().n_ctx_train()
+    }
+
     /// The number of prompt tokens the messages make, chat template included.
     pub fn prompt_tokens(&self, messages: &[Message]) -> Result<usize, LlamaError> {
         self.tokenize(messages, u32::MAX).map(|t| t.len())

@@ -75,14 +75,6 @@ pub fn main(opts: Options) -> anyhow::Result<()> {
         Intervals::from_env(|k| std::env::var(k).ok()).map_err(|e| coded(Code::Usage, e))?;
     let (header_read, body_read) =
         Limits::deadlines_from_env(|k| std::env::var(k).ok()).map_err(|e| coded(Code::Usage, e))?;
-    if let Some(addr) = opts.listen
-        && !addr.ip().is_loopback()
-    {
-        return Err(coded(
-            Code::Usage,
-            format!("--listen {addr}: only a loopback address is allowed (127.0.0.1 or ::1)"),
-        ));
-    }
     let instance = Instance::claim(&opts.data_dir)?;
     localm_core::fsutil::create_private_dir(&opts.data_dir.join("sessions"))
         .context("cannot create the sessions folder")?;
@@ -128,7 +120,29 @@ async fn serve(
     check_socket_path(&socket_path)?;
     let unix = socket::bind(&socket_path)?;
     let mut tcp = None;
-    if let Some(addr) = opts.listen {
+    let settings = shared.config().settings.clone();
+    let listen = match (opts.listen, settings.listen.as_deref()) {
+        (Some(addr), _) => Some(addr),
+        (None, Some(text)) => Some(text.parse::<SocketAddr>().map_err(|e| {
+            coded(
+                Code::Usage,
+                format!("the listen setting {text:?} is not an address host:port: {e}"),
+            )
+        })?),
+        (None, None) => None,
+    };
+    if let Some(addr) = listen {
+        if !addr.ip().is_loopback() {
+            tracing::warn!(
+                "listening on {addr}, which other machines may reach: every request must send \
+                 the token; Host names allowed besides the address: localhost{}",
+                settings
+                    .allowed_hosts
+                    .iter()
+                    .map(|h| format!(", {h}"))
+                    .collect::<String>()
+            );
+        }
         let token = token::load_or_create(&opts.data_dir)?;
         let l = TcpListener::bind(addr)
             .await
@@ -213,9 +227,14 @@ pub async fn run(
         let addr = l
             .local_addr()
             .context("the loopback listener has no address")?;
-        shared.logins.set_listen(addr);
+        // The browser login is for a loopback listener only.
+        if addr.ip().is_loopback() {
+            shared.logins.set_listen(addr);
+        }
         let token = token::Live::new(token::path(&shared.data_dir), token);
-        let guard = api::auth::TcpGuard::new(token, addr, Arc::clone(&shared.logins));
+        let allowed = shared.config().settings.allowed_hosts.clone();
+        let guard = api::auth::TcpGuard::new(token, addr, Arc::clone(&shared.logins))
+            .allowing(&allowed, addr.port());
         servers.push(tokio::spawn(listener::serve(
             l,
             api::router(Arc::clone(&shared), Some(Arc::new(guard))),

@@ -6,6 +6,10 @@
 //! cookie to every port of 127.0.0.1, so the cookie alone opens only the page's HTML, script and
 //! style: the API also needs the session's page key in `X-Localm-Key`, which the login hands the
 //! page in a URL fragment and only the page's own origin keeps. No secret is logged.
+//!
+//! A listener on a non-loopback address (opted into with `--listen` or the `listen` setting, for
+//! apps in containers) serves only requests with the bearer token, and answers to its address,
+//! `localhost` and the `allowed_hosts` names (e.g. `host.docker.internal`).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -34,9 +38,13 @@ pub const KEY_HEADER: &str = "x-localm-key";
 pub struct TcpGuard {
     /// The token file's token, re-read when the file changes (`localm token rotate`).
     token: token::Live,
-    /// `127.0.0.1:PORT` and `localhost:PORT` (or `[::1]:PORT`): the only `Host` values served.
+    /// `127.0.0.1:PORT` and `localhost:PORT` (or `[::1]:PORT`), and `NAME:PORT` for each
+    /// `allowed_hosts` name: the only `Host` values served.
     hosts: Vec<String>,
     logins: Arc<Logins>,
+    /// Bound to a non-loopback address: every request needs the bearer token (no browser
+    /// login: the cookie and page key are for a listener only this machine reaches).
+    exposed: bool,
 }
 
 impl TcpGuard {
@@ -46,7 +54,19 @@ impl TcpGuard {
             token,
             hosts: vec![addr.to_string(), format!("localhost:{port}")],
             logins,
+            exposed: !addr.ip().is_loopback(),
         }
+    }
+
+    /// Also answer to these host names (the `allowed_hosts` setting), on this listener's port.
+    pub fn allowing(mut self, names: &[String], port: u16) -> TcpGuard {
+        for name in names {
+            let host = format!("{name}:{port}");
+            if !self.hosts.iter().any(|h| h.eq_ignore_ascii_case(&host)) {
+                self.hosts.push(host);
+            }
+        }
+        self
     }
 
     fn host_ok(&self, headers: &HeaderMap) -> bool {
@@ -155,6 +175,15 @@ pub async fn guard(State(g): State<Arc<TcpGuard>>, req: Request, next: Next) -> 
         }
     }
     let path = req.uri().path();
+    if g.exposed && caller != Some(Caller::Program) {
+        return ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "this listener is reachable from other machines: every request must send the token \
+             from the api-token file as `Authorization: Bearer TOKEN`",
+        )
+        .into_response();
+    }
     match caller {
         Some(Caller::Program | Caller::Browser) => return next.run(req).await,
         Some(Caller::BrowserWithoutKey) => {
@@ -280,6 +309,27 @@ mod tests {
         assert!(!g.origin_ok("http://localhost:8766"));
         assert!(!g.origin_ok("null"));
         assert!(!g.origin_ok("http://evil.example"));
+    }
+
+    #[test]
+    fn allowed_hosts_join_the_listeners_own() {
+        let g = TcpGuard::new(
+            "tok".into(),
+            "0.0.0.0:8765".parse().unwrap(),
+            Arc::new(Logins::default()),
+        )
+        .allowing(&["host.docker.internal".into()], 8765);
+        assert!(g.exposed);
+        let host = |v: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(header::HOST, v.parse().unwrap());
+            g.host_ok(&h)
+        };
+        assert!(host("host.docker.internal:8765"));
+        assert!(host("localhost:8765"));
+        assert!(!host("host.docker.internal:8766"));
+        assert!(!host("evil.example:8765"));
+        assert!(!guard().exposed);
     }
 
     #[test]

@@ -18,11 +18,12 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
-use localm_core::chat;
+use localm_core::chat::{self, task_prompt};
 use localm_core::manage::{self, Added};
 use localm_core::record::Kind;
 use serde_json::{Value, json};
 
+use super::apps;
 use super::recall::{HEADER, Reinforce, recall_turn};
 use crate::chat::supervisor::ChatFailure;
 use crate::chat::upstream;
@@ -30,10 +31,8 @@ use crate::models;
 use crate::service::state::Shared;
 use openai::{ChatRequest, InMessage, ReplyId, error};
 
-/// The header a client names its session with (the body's `session` field works too).
-pub const SESSION_HEADER: &str = "x-localm-session";
-
 fn failure(f: &ChatFailure) -> Response {
+    tracing::warn!("chat: generation failed: {f}");
     match f {
         ChatFailure::Busy => error(StatusCode::SERVICE_UNAVAILABLE, "busy", f.to_string()),
         ChatFailure::Crashed(_) => error(StatusCode::BAD_GATEWAY, "worker_crashed", f.to_string()),
@@ -46,7 +45,8 @@ fn failure(f: &ChatFailure) -> Response {
 }
 
 /// `GET /v1/models`: the upstream's models (asked for each time) when there is one, and the
-/// local chat model, when one is installed.
+/// local chat model, when one is installed; each with its `+nomemory` twin, the model to pick
+/// as an app's task model (no recall, not logged).
 pub async fn models(State(s): State<Arc<Shared>>) -> Response {
     let config = s.config();
     let mut data: Vec<Value> = models::chat_path(&s.data_dir, &config.settings)
@@ -77,6 +77,7 @@ pub async fn models(State(s): State<Arc<Shared>>) -> Response {
             Err(e) => tracing::warn!("chat upstream: {e}"),
         }
     }
+    let data = apps::with_nomemory(data);
     Json(json!({"object": "list", "data": data})).into_response()
 }
 
@@ -119,24 +120,27 @@ pub async fn completions(
             );
         }
     };
+    let raw: Value = serde_json::from_slice(&body).unwrap_or_default();
     let config = s.config();
     let local_model = models::chat_path(&s.data_dir, &config.settings).filter(|p| p.is_file());
     // With an upstream, a request naming the local model's id is still served locally.
     let asks_local = local_model
         .as_deref()
         .map(model_name)
-        .is_some_and(|n| req.model.as_deref() == Some(n.as_str()));
+        .is_some_and(|n| req.model.as_deref().map(task_prompt::base_model) == Some(n.as_str()));
     let upstream = upstream_base(&s).filter(|_| !asks_local);
     if let Err(e) = req.validate(upstream.is_some()) {
         return error(StatusCode::BAD_REQUEST, "invalid_request", e.to_string());
     }
-    let header_session = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok());
     let now = Utc::now();
-    let session = match chat::session_name(header_session, req.session.as_deref(), now) {
+    let messages = req.chat_messages();
+    let session = match apps::session(&headers, &raw, &messages, now) {
         Ok(n) => n,
         Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_session", e.to_string()),
     };
-    let plugin = config.settings.memory_plugin_enabled();
+    // An app's own prompt (a title, tags…) or a `+nomemory` model: no recall, not logged.
+    let background = apps::background(&raw, &messages).is_some();
+    let plugin = config.settings.memory_plugin_enabled() && !background;
     let latest = req
         .new_user_message()
         .map(InMessage::text)
@@ -158,7 +162,6 @@ pub async fn completions(
     // Recall, as the spec's table says: the plugin on, memory_enabled, the mode's rules, the
     // origin and coder rules.
     let (block, header) = if plugin {
-        let messages = req.chat_messages();
         match recall_turn(
             &s,
             &messages,
@@ -179,7 +182,11 @@ pub async fn completions(
     };
     let log_to = (plugin && config.mode.allows_writes()).then_some(session);
     if let Some(base) = upstream {
-        let original: Value = serde_json::from_slice(&body).unwrap_or_default();
+        // The upstream knows its own model ids, not their `+nomemory` twins.
+        let mut original = raw;
+        if let Some(m) = original.get("model").and_then(Value::as_str) {
+            original["model"] = Value::String(task_prompt::base_model(m).to_string());
+        }
         let p = Prepared {
             reply: ReplyId {
                 id,

@@ -3,6 +3,7 @@
 //! the page and its settings routes, the login (TCP: `/login`; socket: `/api/login-link`), and
 //! the OpenAI-shaped `/v1/*` with CORS when `cors_origins` allows it. Errors are JSON.
 
+pub mod apps;
 pub mod auth;
 pub mod body;
 pub mod chat;

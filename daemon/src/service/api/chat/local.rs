@@ -10,6 +10,7 @@ use axum::body::{Body, Bytes};
 use axum::response::{IntoResponse, Response};
 use localm_core::chat;
 
+use super::super::apps;
 use super::openai::{
     self, ChatRequest, DONE, Delta, ReplyId, Usage, chunk, completion, sse, usage_chunk,
 };
@@ -32,17 +33,40 @@ pub(super) async fn generate(s: Arc<Shared>, p: Prepared, model: &Path) -> Respo
         top_p: p.req.top_p.unwrap_or(1.0),
         seed: p.req.seed.map_or_else(|| nonce() as u32, |x| x as u32),
         stop: p.req.stop.as_ref().map(|s| s.strings()).unwrap_or_default(),
+        context: s.config().settings.chat_context,
     };
-    let turn = match s.chat.start(model, &request).await {
+    let mut turn = match s.chat.start(model, &request).await {
         Ok(t) => t,
         Err(f) => return failure(&f),
     };
+    // The first event decides the status: a prompt that cannot fit is a 400, streamed or not.
+    let first = loop {
+        match turn.next().await {
+            Some(Ok(Event::Ready { .. })) => continue,
+            Some(Ok(Event::TooLong(m))) => {
+                s.chat.schedule_unload();
+                return with_header(apps::too_long(&m), &p.header);
+            }
+            other => break other,
+        }
+    };
     if p.req.stream {
-        stream(s, p, turn)
+        stream(s, p, turn, first)
     } else {
-        whole(s, p, turn).await
+        whole(s, p, turn, first).await
     }
 }
+
+/// The next event: the one already read, else the worker's next.
+async fn next(turn: &mut Turn, first: &mut Option<Next>) -> Next {
+    match first.take() {
+        Some(e) => e,
+        None => turn.next().await,
+    }
+}
+
+/// What `Turn::next` yields.
+type Next = Option<Result<Event, ChatFailure>>;
 
 /// A reply that needs no model (`/remember`), in the shape the request asked for.
 pub(super) fn canned(req: &ChatRequest, r: &ReplyId, text: &str, header: &str) -> Response {
@@ -66,17 +90,18 @@ pub(super) fn canned(req: &ChatRequest, r: &ReplyId, text: &str, header: &str) -
     with_header(sse_response(Body::from(out)), header)
 }
 
-async fn whole(s: Arc<Shared>, p: Prepared, mut turn: Turn) -> Response {
+async fn whole(s: Arc<Shared>, p: Prepared, mut turn: Turn, first: Next) -> Response {
+    let mut first = Some(first);
     let mut text = String::new();
     let done = loop {
-        match turn.next().await {
+        match next(&mut turn, &mut first).await {
             Some(Ok(Event::Text(t))) => text.push_str(&t),
             Some(Ok(Event::Done {
                 finish,
                 prompt_tokens,
                 completion_tokens,
             })) => break Ok((finish, Usage::new(prompt_tokens, completion_tokens))),
-            Some(Ok(Event::Error(e))) => break Err(ChatFailure::Failed(e)),
+            Some(Ok(Event::Error(e) | Event::TooLong(e))) => break Err(ChatFailure::Failed(e)),
             Some(Ok(Event::Ready { .. })) => {}
             Some(Err(f)) => break Err(f),
             None => break Err(ChatFailure::Failed("the reply ended early".into())),
@@ -92,16 +117,23 @@ async fn whole(s: Arc<Shared>, p: Prepared, mut turn: Turn) -> Response {
     with_header(Json(body).into_response(), &p.header)
 }
 
-fn stream(s: Arc<Shared>, p: Prepared, turn: Turn) -> Response {
+fn stream(s: Arc<Shared>, p: Prepared, turn: Turn, first: Next) -> Response {
     let header = p.header.clone();
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(32);
     let shared = Arc::clone(&s);
-    s.chat.tasks.spawn(pump(shared, p, turn, tx));
+    s.chat.tasks.spawn(pump(shared, p, turn, first, tx));
     with_header(sse_response(channel_body(rx)), &header)
 }
 
 /// The SSE pump: the worker's events as chunks, then the turn logged, then `[DONE]`.
-async fn pump(s: Arc<Shared>, p: Prepared, mut turn: Turn, tx: tokio::sync::mpsc::Sender<Bytes>) {
+async fn pump(
+    s: Arc<Shared>,
+    p: Prepared,
+    mut turn: Turn,
+    first: Next,
+    tx: tokio::sync::mpsc::Sender<Bytes>,
+) {
+    let mut pending = Some(first);
     let usage = p.req.wants_usage();
     let r = &p.reply;
     let first = Delta {
@@ -117,7 +149,7 @@ async fn pump(s: Arc<Shared>, p: Prepared, mut turn: Turn, tx: tokio::sync::mpsc
     }
     let mut text = String::new();
     let mut ended_well = false;
-    while let Some(event) = turn.next().await {
+    while let Some(event) = next(&mut turn, &mut pending).await {
         let line = match event {
             Ok(Event::Text(t)) => {
                 text.push_str(&t);
@@ -140,9 +172,15 @@ async fn pump(s: Arc<Shared>, p: Prepared, mut turn: Turn, tx: tokio::sync::mpsc
                 }
                 out
             }
-            Ok(Event::Error(e)) => sse(&openai::error_body(true, "generation_failed", &e)),
+            Ok(Event::Error(e) | Event::TooLong(e)) => {
+                tracing::warn!("chat: generation failed: {e}");
+                sse(&openai::error_body(true, "generation_failed", &e))
+            }
             Ok(Event::Ready { .. }) => continue,
-            Err(f) => sse(&openai::error_body(true, "worker_crashed", &f.to_string())),
+            Err(f) => {
+                tracing::warn!("chat: generation failed: {f}");
+                sse(&openai::error_body(true, "worker_crashed", &f.to_string()))
+            }
         };
         // A client that left drops the receiver: dropping `turn` then cancels the reply.
         if tx.send(line.into()).await.is_err() {
