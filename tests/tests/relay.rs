@@ -100,7 +100,7 @@ fn the_openai_client_runs_a_tool_round_trip_through_the_relay_losslessly() {
         &["--listen", "127.0.0.1:0", "--chat-upstream", &up.base],
     );
     d.wait_ready();
-    // No local model: /v1/models lists the upstream's.
+    // No local model: /v1/models lists the upstream's, each with its `+nomemory` twin.
     let models = d.get("/v1/models");
     assert_eq!(models.status, 200, "{}", models.body);
     let ids: Vec<String> = models.json()["data"]
@@ -109,7 +109,12 @@ fn the_openai_client_runs_a_tool_round_trip_through_the_relay_losslessly() {
         .iter()
         .map(|m| m["id"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(ids, ["upstream-model"], "{}", models.body);
+    assert_eq!(
+        ids,
+        ["upstream-model", "upstream-model+nomemory"],
+        "{}",
+        models.body
+    );
 
     let sent_file = env.data_dir().join("client-sent.jsonl");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/openai_tools.py");
@@ -187,6 +192,24 @@ fn the_openai_client_runs_a_tool_round_trip_through_the_relay_losslessly() {
         "It is 12 degrees in Leith.",
         "{logged:?}"
     );
+
+    // The `+nomemory` twin: the upstream gets its own id, no recall runs, nothing is logged.
+    let sessions = || {
+        fs::read_dir(env.data_dir().join("sessions"))
+            .unwrap()
+            .count()
+    };
+    let before = sessions();
+    let r = d.post(
+        "/v1/chat/completions",
+        &json!({"model": "upstream-model+nomemory",
+                "messages": [{"role": "user", "content": "Where is my home town?"}]}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let last = up.received().pop().unwrap();
+    assert_eq!(last["model"], "upstream-model");
+    assert_eq!(last["messages"].as_array().unwrap().len(), 1, "{last}");
+    assert_eq!(sessions(), before);
 }
 
 #[test]
