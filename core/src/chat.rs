@@ -4,6 +4,7 @@
 
 pub mod conversation;
 pub mod fit;
+pub mod json_format;
 pub mod task_prompt;
 
 use crate::engine::Message;

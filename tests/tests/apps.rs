@@ -4,7 +4,7 @@
 //! (from the app's chat id, else derived from the conversation); a 20-turn chat fits a small
 //! `chat_context` and an oversized message gets 400 `context_length_exceeded`; a listener on a
 //! non-loopback address (in a network namespace the test makes) serves only the token and the
-//! allowed Host names.
+//! allowed Host names; the local model follows `response_format` (json_object, json_schema).
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::collections::BTreeMap;
@@ -344,4 +344,70 @@ fn a_non_loopback_listener_serves_only_the_token_and_allowed_hosts() {
             ("token, other host", 421),
         ]
     );
+}
+
+#[test]
+fn the_local_model_follows_response_format() {
+    let Some(env) = model_env("log") else { return };
+    let d = env.daemon(&[]);
+    let ask = |format: Value| {
+        chat(
+            &d,
+            &json!({
+                "messages": [user("Give me a JSON object describing a cat called Tom who is 3.")],
+                "max_tokens": 160,
+                "response_format": format,
+            }),
+            &[],
+        )
+    };
+    let r = ask(json!({"type": "json_object"}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let text = r.json()["choices"][0]["message"]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert!(v.is_object(), "{text}");
+
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "maxLength": 24},
+            "age": {"type": "integer"},
+            "kind": {"enum": ["cat", "dog"]}
+        },
+        "required": ["name", "age", "kind"]
+    });
+    let r = ask(json!({"type": "json_schema", "json_schema": {"name": "pet", "schema": schema}}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let text = r.json()["choices"][0]["message"]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert!(
+        v["name"].as_str().is_some_and(|n| n.chars().count() <= 24),
+        "{text}"
+    );
+    assert!(v["age"].is_i64(), "{text}");
+    assert!(
+        ["cat", "dog"].contains(&v["kind"].as_str().unwrap()),
+        "{text}"
+    );
+
+    // A schema beyond the supported subset is refused before anything runs, naming the part.
+    let before = sessions(&env);
+    let r = ask(
+        json!({"type": "json_schema", "json_schema": {"name": "p", "schema": {
+            "type": "object", "properties": {"id": {"type": "string", "pattern": "^[a-z]+$"}}
+        }}}),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(
+        r.body.contains("`pattern` at #/properties/id"),
+        "{}",
+        r.body
+    );
+    assert_eq!(sessions(&env), before);
 }

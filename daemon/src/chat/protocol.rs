@@ -21,6 +21,9 @@ pub struct Request {
     /// [`DEFAULT_CONTEXT_CAP`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<u32>,
+    /// A GBNF grammar the reply must follow (`response_format`: `core::chat::json_format`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grammar: Option<String>,
 }
 
 /// The default context is the model's trained one, at most this (its KV cache grows with it).

@@ -108,6 +108,7 @@ fn reply(
     let result = llama.chat(
         &fitted.messages,
         &sampling,
+        request.grammar.as_deref(),
         fitted.max_tokens as usize,
         n_ctx,
         &mut |piece| {

@@ -531,17 +531,27 @@ impl Llama {
 
     /// A chat reply, streamed: `on_text` gets the text as it is decoded (whole UTF-8 characters
     /// only) and returns `false` to stop early (a stop string matched, or the client left).
-    /// Sampling follows `sampling`: temperature 0 is greedy.
+    /// Sampling follows `sampling`: temperature 0 is greedy. With a `grammar` (GBNF, root rule
+    /// `root`: a `response_format`), only text it allows is sampled.
     pub fn chat(
         &self,
         messages: &[Message],
         sampling: &Sampling,
+        grammar: Option<&str>,
         max_tokens: usize,
         n_ctx: u32,
         on_text: &mut dyn FnMut(&str) -> bool,
     ) -> Result<(Generation, StopReason), LlamaError> {
         let deadline = Instant::now() + CHAT_DEADLINE;
-        let mut sampler = TokenSampler::Chat(sampling.sampler());
+        let mut sampler = match grammar {
+            None => TokenSampler::Chat(sampling.sampler()),
+            Some(g) if sampling.temperature <= 0.0 => TokenSampler::new(self.model(), Some(g))?,
+            Some(g) => TokenSampler::Chat(LlamaSampler::chain_simple([
+                LlamaSampler::grammar(self.model(), g, "root")
+                    .map_err(|e| LlamaError::Grammar(format!("invalid grammar: {e}")))?,
+                sampling.sampler(),
+            ])),
+        };
         let mut pending: Vec<u8> = Vec::new();
         let mut text = String::new();
         let (mut generation, stopped) = self.run(

@@ -18,7 +18,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
-use localm_core::chat::{self, task_prompt};
+use localm_core::chat::{self, json_format, task_prompt};
 use localm_core::manage::{self, Added};
 use localm_core::record::Kind;
 use serde_json::{Value, json};
@@ -132,6 +132,15 @@ pub async fn completions(
     if let Err(e) = req.validate(upstream.is_some()) {
         return error(StatusCode::BAD_REQUEST, "invalid_request", e.to_string());
     }
+    // The local model follows `response_format` with a grammar (refused before recall runs when
+    // it cannot); the upstream gets it as sent.
+    let grammar = match upstream {
+        Some(_) => None,
+        None => match json_format::grammar(raw.get("response_format")) {
+            Ok(g) => g,
+            Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_request", e.to_string()),
+        },
+    };
     let now = Utc::now();
     let messages = req.chat_messages();
     let session = match apps::session(&headers, &raw, &messages, now) {
@@ -218,7 +227,7 @@ pub async fn completions(
         block,
         log_to,
     };
-    local::generate(s, p, &model_path).await
+    local::generate(s, p, &model_path, grammar).await
 }
 
 /// Store a `/remember` fact as the user's, and the reply that says what happened.

@@ -25,7 +25,12 @@ const DEFAULT_MAX_TOKENS: u32 = 512;
 const MAX_TOKENS_CAP: u32 = 4096;
 
 /// Start the turn on the worker with `model`, and answer whole or streamed.
-pub(super) async fn generate(s: Arc<Shared>, p: Prepared, model: &Path) -> Response {
+pub(super) async fn generate(
+    s: Arc<Shared>,
+    p: Prepared,
+    model: &Path,
+    grammar: Option<String>,
+) -> Response {
     let request = Request {
         messages: chat::prompt(&p.req.plain_messages(), &p.block),
         max_tokens: p.req.max_new_tokens(DEFAULT_MAX_TOKENS, MAX_TOKENS_CAP),
@@ -34,6 +39,7 @@ pub(super) async fn generate(s: Arc<Shared>, p: Prepared, model: &Path) -> Respo
         seed: p.req.seed.map_or_else(|| nonce() as u32, |x| x as u32),
         stop: p.req.stop.as_ref().map(|s| s.strings()).unwrap_or_default(),
         context: s.config().settings.chat_context,
+        grammar,
     };
     let mut turn = match s.chat.start(model, &request).await {
         Ok(t) => t,
