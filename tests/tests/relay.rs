@@ -224,10 +224,10 @@ fn a_whole_reply_slower_than_30s_arrives_and_a_waiting_stream_is_kept_alive() {
         &["--chat-upstream", &up.base],
     );
     d.wait_ready();
-    // The upstream sends nothing for 31 s (the test double's `wait N:` rule).
+    // The upstream sends nothing for 33 s (past the old 30 s limit with room to spare) (the test double's `wait N:` rule).
     let r = d.post(
         "/v1/chat/completions",
-        &json!({"messages": [{"role": "user", "content": "wait 31: hi"}]}),
+        &json!({"messages": [{"role": "user", "content": "wait 33: hi"}]}),
     );
     assert_eq!(r.status, 200, "{}\n{}", r.body, d.log());
     assert_eq!(
