@@ -60,6 +60,8 @@ pub struct ChatWorker {
 pub struct Turn {
     guard: Option<OwnedMutexGuard<Option<Worker>>>,
     finished: bool,
+    /// The worker has sent this turn's first text (logged once: the reply is under way).
+    replying: bool,
     last_used: Arc<Mutex<Instant>>,
     tasks: Arc<ChatTasks>,
 }
@@ -113,6 +115,7 @@ impl ChatWorker {
         Ok(Turn {
             guard: Some(guard),
             finished: false,
+            replying: false,
             last_used: Arc::clone(&self.last_used),
             tasks: Arc::clone(&self.tasks),
         })
@@ -209,6 +212,10 @@ impl Turn {
                 return Some(Err(ChatFailure::Crashed(status)));
             }
         };
+        if !self.replying && matches!(event, Ok(Event::Text(_))) {
+            self.replying = true;
+            tracing::debug!("chat worker {}: replying", worker.child.id().unwrap_or(0));
+        }
         if matches!(event, Ok(Event::Done { .. } | Event::Error(_)) | Err(_)) {
             self.end();
         }
