@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use localm_core::store::lock::StoreLock;
 use localm_tests::Env;
-use localm_tests::fixtures::{correction, record, with_evidence, write_store_file};
+use localm_tests::fixtures::{correction, record, with_evidence, write_settings, write_store_file};
 use serde_json::Value;
 
 fn add(env: &Env, text: &str) -> String {
@@ -224,7 +224,7 @@ fn privacy_mode_refuses_writes_but_allows_reading_forgetting_clearing() {
 #[test]
 fn mode_precedence_flag_env_file() {
     let env = Env::new();
-    fs::write(env.data_dir().join("settings.json"), r#"{"mode": "log"}"#).unwrap();
+    write_settings(&env, &serde_json::json!({"mode": "log"}));
     env.run(&["memory", "add", "from the settings file"]).ok();
     let err = env
         .cmd(&["memory", "add", "env says privacy"])
