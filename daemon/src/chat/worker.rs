@@ -81,6 +81,7 @@ fn reply(
         &sampling,
         request.max_tokens as usize,
         N_CTX,
+        cancel,
         &mut |piece| {
             text.push_str(piece);
             let (upto, done) = match cut_at_stop(&text[sent..], &request.stop) {
