@@ -162,5 +162,40 @@ fn human(r: &Report) -> String {
     } else {
         out.push_str(&output::table(&["WHAT", "ID", "TEXT"], &rows));
     }
+    if !r.refusals.is_empty() {
+        let kinds: Vec<String> = r
+            .refusals
+            .iter()
+            .map(|(refusal, n)| format!("{n} {refusal}"))
+            .collect();
+        out.push_str(&format!("refused by the guards: {}\n", kinds.join("; ")));
+    }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use localm_core::consolidate::report::{Refusal, Skipped};
+
+    use super::*;
+
+    #[test]
+    fn the_guards_refusals_are_counted_by_kind() {
+        let mut r = Report::with_status(Status::Ok, None);
+        r.skipped = vec![
+            Skipped::refused("User user user user", Refusal::Loop),
+            Skipped::refused("User is user is user is", Refusal::Loop),
+            Skipped::refused("Sure, here you go", Refusal::AssistantVoice),
+            Skipped::because("User likes tea", "already known"),
+        ];
+        r.count_refusals();
+        let out = human(&r);
+        assert!(
+            out.contains(
+                "refused by the guards: 2 a repetition loop; 1 written in the assistant's voice\n"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("User likes tea (already known)"), "{out}");
+    }
 }
