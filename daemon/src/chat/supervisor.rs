@@ -68,10 +68,7 @@ pub struct Turn {
 
 impl ChatWorker {
     pub fn new(exe: PathBuf) -> ChatWorker {
-        let idle = std::env::var("LOCALM_CHAT_IDLE")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .map_or(IDLE, Duration::from_secs);
+        let idle = crate::config::chat_idle(IDLE);
         ChatWorker {
             exe,
             slot: Arc::new(tokio::sync::Mutex::new(None)),

@@ -45,15 +45,7 @@ pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
 /// How the pass finds candidate facts: the hidden `LOCALM_EXTRACTION` (`rewrite`, the default;
 /// `rule`; `free`), so `scripts/bench quality` can measure the alternatives on one binary.
 pub fn extraction() -> anyhow::Result<Extraction> {
-    match std::env::var("LOCALM_EXTRACTION") {
-        Ok(v) if !v.is_empty() => Extraction::parse(&v).ok_or_else(|| {
-            coded(
-                Code::Usage,
-                format!("LOCALM_EXTRACTION must be rewrite, rule or free, not {v:?}"),
-            )
-        }),
-        _ => Ok(Extraction::default()),
-    }
+    crate::config::extraction().map_err(|e| coded(Code::Usage, e))
 }
 
 /// One pass now, with the installed model (its calls cancelled once `cancel` is set) and

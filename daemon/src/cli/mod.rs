@@ -208,7 +208,7 @@ impl Context {
     fn resolve(global: &Global) -> anyhow::Result<Context> {
         let data_dir = paths::data_dir(global.data_dir.clone())?;
         let settings = Settings::load(&data_dir)?;
-        let env_mode = std::env::var("LOCALM_MODE").ok();
+        let env_mode = crate::config::mode_env();
         let mode = resolve_mode(global.mode.map(Mode::from), env_mode.as_deref(), &settings)?;
         Ok(Context {
             data_dir,

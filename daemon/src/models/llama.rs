@@ -140,9 +140,7 @@ static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
 fn backend() -> Result<&'static LlamaBackend, LoadError> {
     BACKEND
         .get_or_init(|| {
-            let forward = std::env::var("LOCALM_LLAMA_LOG")
-                .map(|v| !v.is_empty() && v != "0")
-                .unwrap_or(false);
+            let forward = crate::config::llama_log();
             // Installed before the backend starts so that nothing reaches stderr.
             send_logs_to_tracing(LogOptions::default().with_logs_enabled(forward));
             LlamaBackend::init().map_err(|e| e.to_string())

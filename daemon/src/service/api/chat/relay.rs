@@ -25,11 +25,7 @@ use crate::service::state::Shared;
 const KEEPALIVE: Duration = Duration::from_secs(15);
 
 fn keepalive() -> Duration {
-    std::env::var("LOCALM_CHAT_KEEPALIVE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|s| *s > 0)
-        .map_or(KEEPALIVE, Duration::from_secs)
+    crate::config::chat_keepalive(KEEPALIVE)
 }
 
 fn unreachable(why: &str) -> Response {
