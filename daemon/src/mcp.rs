@@ -295,7 +295,7 @@ impl Memory {
                     block: String::new(),
                     items: Vec::new(),
                     degrade: None,
-                    skipped: Some(why),
+                    skipped: Some(why.to_string()),
                 });
             }
         };

@@ -39,7 +39,7 @@ pub fn run_recall(
     let answer = match query_for(&ctx.settings, ctx.mode, &messages, Agent::Chat) {
         Err(why) => {
             eprintln!("localm: {why}: a chat turn gets no recall");
-            Answer::skipped(why)
+            Answer::skipped(why.to_string())
         }
         Ok(query) => {
             let read = from_store(store, &query, || load_embedder(ctx).map(Arc::new), explain)
