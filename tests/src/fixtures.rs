@@ -19,6 +19,16 @@ pub fn log_env() -> Env {
     plugin_env("log")
 }
 
+/// Hold the chat store's lock as another process would; `holder` is what it says about itself.
+pub fn hold_store_lock(env: &Env, holder: &str) -> localm_core::store::lock::StoreLock {
+    localm_core::store::lock::StoreLock::acquire(
+        &env.store_dir().join(".lock"),
+        holder,
+        std::time::Duration::ZERO,
+    )
+    .unwrap()
+}
+
 /// Write `settings.json` as a user's editor would leave it.
 pub fn write_settings(env: &Env, settings: &Value) {
     std::fs::write(env.data_dir().join("settings.json"), settings.to_string()).unwrap();

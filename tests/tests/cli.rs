@@ -5,9 +5,10 @@ use std::fs;
 use std::process::Stdio;
 use std::time::Duration;
 
-use localm_core::store::lock::StoreLock;
 use localm_tests::Env;
-use localm_tests::fixtures::{correction, record, with_evidence, write_settings, write_store_file};
+use localm_tests::fixtures::{
+    correction, hold_store_lock, record, with_evidence, write_settings, write_store_file,
+};
 use serde_json::Value;
 
 fn add(env: &Env, text: &str) -> String {
@@ -328,12 +329,7 @@ fn a_locked_store_is_reported_with_its_holder_and_left_unchanged() {
     let env = Env::new();
     let id = add(&env, "Existing fact");
     let before = fs::read(env.store_dir().join("memory.jsonl")).unwrap();
-    let lock = StoreLock::acquire(
-        &env.store_dir().join(".lock"),
-        "test-holder consolidate",
-        Duration::ZERO,
-    )
-    .unwrap();
+    let lock = hold_store_lock(&env, "test-holder consolidate");
     let started = std::time::Instant::now();
     let err = env.log(&["memory", "add", "Blocked fact"]).fails(4);
     assert!(

@@ -8,9 +8,8 @@ use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
-use localm_core::store::lock::StoreLock;
 use localm_tests::daemon::{exchange, try_request};
-use localm_tests::fixtures::log_env;
+use localm_tests::fixtures::{hold_store_lock, log_env};
 use serde_json::json;
 
 #[test]
@@ -114,12 +113,7 @@ fn idle_connections_are_closed_and_slow_requests_are_not() {
 
     // A request that takes longer than the timeout is answered: a write waits about 2 s for a
     // store lock another process holds, then answers 409.
-    let _lock = StoreLock::acquire(
-        &env.store_dir().join(".lock"),
-        "test-holder",
-        Duration::ZERO,
-    )
-    .unwrap();
+    let _lock = hold_store_lock(&env, "test-holder");
     let started = std::time::Instant::now();
     let r = d.post("/api/memory/append", &json!({"text": "Blocked fact"}));
     assert_eq!(r.status, 409, "{}", r.body);

@@ -5,12 +5,10 @@
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::time::Duration;
 
-use localm_core::store::lock::StoreLock;
 use localm_tests::Env;
 use localm_tests::daemon::{Daemon, try_request};
-use localm_tests::fixtures::{log_env, record, write_store_file};
+use localm_tests::fixtures::{hold_store_lock, log_env, record, write_store_file};
 use serde_json::{Value, json};
 
 fn texts(d: &Daemon) -> Vec<String> {
@@ -499,12 +497,7 @@ fn a_held_store_lock_answers_409_and_changes_nothing() {
     let d = env.daemon(&[]);
     d.post("/api/memory/append", &json!({"text": "Existing fact"}));
     let before = fs::read(env.store_dir().join("memory.jsonl")).unwrap();
-    let lock = StoreLock::acquire(
-        &env.store_dir().join(".lock"),
-        "test-holder",
-        Duration::ZERO,
-    )
-    .unwrap();
+    let lock = hold_store_lock(&env, "test-holder");
     let r = d.post("/api/memory/append", &json!({"text": "Blocked fact"}));
     assert_eq!(r.status, 409, "{}", r.body);
     assert_eq!(r.code(), "busy");
@@ -530,12 +523,7 @@ fn reads_do_not_queue_behind_writes_waiting_for_the_lock() {
     let env = log_env();
     let d = env.daemon(&[]);
     d.post("/api/memory/append", &json!({"text": "Existing fact"}));
-    let lock = StoreLock::acquire(
-        &env.store_dir().join(".lock"),
-        "test-holder",
-        Duration::ZERO,
-    )
-    .unwrap();
+    let lock = hold_store_lock(&env, "test-holder");
     // More writes than the blocking pool has threads, each waiting ~2 s for the held lock. They
     // are all sent before the read.
     let mut writes: Vec<UnixStream> = (0..10)

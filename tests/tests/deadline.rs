@@ -11,9 +11,8 @@ use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
-use localm_core::store::lock::StoreLock;
 use localm_tests::daemon::{Daemon, exchange};
-use localm_tests::fixtures::log_env;
+use localm_tests::fixtures::{hold_store_lock, log_env};
 use serde_json::{Value, json};
 
 /// The head of an append whose body should be 1,000 bytes, and the first 100 of them.
@@ -83,12 +82,7 @@ fn a_stalled_body_is_answered_408_and_closed_on_both_listeners() {
     std::os::unix::fs::DirBuilderExt::mode(fs::DirBuilder::new().recursive(true), 0o700)
         .create(env.store_dir())
         .unwrap();
-    let _lock = StoreLock::acquire(
-        &env.store_dir().join(".lock"),
-        "test-holder",
-        Duration::ZERO,
-    )
-    .unwrap();
+    let _lock = hold_store_lock(&env, "test-holder");
     let r = d.post("/api/memory/append", &json!({"text": "Blocked fact"}));
     assert_eq!(r.status, 409, "{}", r.body);
 }
