@@ -18,7 +18,7 @@ use localm_core::store::jsonl::CorruptLine;
 use localm_core::store::{Store, StoreError};
 use serde::Serialize;
 
-use crate::models::embedder::Bert;
+use crate::models::embedder::BertEmbedder;
 
 /// Why a turn gets no recall; the text is what callers report (`skipped`, a note).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -62,7 +62,7 @@ pub struct FromStore {
 pub fn from_store(
     store: &Store,
     query: &Query,
-    embedder: impl FnOnce() -> Option<Arc<Bert>>,
+    embedder: impl FnOnce() -> Option<Arc<BertEmbedder>>,
     explain: bool,
 ) -> Result<FromStore, StoreError> {
     let snap = store.read()?;
