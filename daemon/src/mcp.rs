@@ -28,7 +28,7 @@ use crate::recall::{from_store, query_for};
 use crate::recall_cache::RecallCache;
 
 /// What `localm mcp` was started with.
-pub struct Options {
+pub struct McpOptions {
     pub data_dir: PathBuf,
     /// `--mode`, over `LOCALM_MODE` and settings.json.
     pub mode_flag: Option<Mode>,
@@ -387,7 +387,7 @@ impl Memory {
 
 /// `localm mcp`: serve the tools on stdin/stdout until the client closes them. Logs go to
 /// stderr (stdout carries only the protocol).
-pub fn main(opts: Options) -> anyhow::Result<()> {
+pub fn main(opts: McpOptions) -> anyhow::Result<()> {
     let sources = ModeSources::new(opts.mode_flag);
     // A settings.json or LOCALM_MODE that cannot be read is reported now, as every command does.
     let config = Config::load(&opts.data_dir, &sources)?;

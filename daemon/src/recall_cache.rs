@@ -24,7 +24,7 @@ fn file_key(path: &Path) -> FileKey {
 }
 
 /// The store as recall last read it.
-pub struct Snapshot {
+pub struct CachedStore {
     keys: (FileKey, FileKey, FileKey),
     pub records: Vec<Record>,
     pub index: LexicalIndex,
@@ -35,13 +35,13 @@ pub struct Snapshot {
 /// The store as recall last read it, and the loaded embedder.
 #[derive(Default)]
 pub struct RecallCache {
-    snapshot: Mutex<Option<Arc<Snapshot>>>,
+    snapshot: Mutex<Option<Arc<CachedStore>>>,
     embedder: Mutex<Option<(PathBuf, Arc<BertEmbedder>)>>,
 }
 
 impl RecallCache {
     /// The store's records, index and vectors, re-read when their files changed.
-    pub fn snapshot(&self, store: &Store) -> Result<Arc<Snapshot>, StoreError> {
+    pub fn snapshot(&self, store: &Store) -> Result<Arc<CachedStore>, StoreError> {
         let keys = (
             file_key(&store.path(RECORDS_FILE)),
             file_key(&store.path(VECTORS_FILE)),
@@ -61,7 +61,7 @@ impl RecallCache {
             }
         };
         let index = LexicalIndex::new(snap.records.iter().map(|r| r.text.as_str()));
-        let fresh = Arc::new(Snapshot {
+        let fresh = Arc::new(CachedStore {
             keys,
             records: snap.records,
             index,

@@ -253,7 +253,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Mcp(args) => {
             crate::service::init_logging(0);
             let ctx = Context::resolve(&cli.global)?;
-            crate::mcp::main(crate::mcp::Options {
+            crate::mcp::main(crate::mcp::McpOptions {
                 data_dir: ctx.data_dir,
                 mode_flag: cli.global.mode.map(Mode::from),
                 tools: crate::mcp::Tools {

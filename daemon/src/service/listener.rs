@@ -36,7 +36,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 use tower::ServiceExt as _;
 
-use reading::{Answer, DeadlineBody, Registry};
+use reading::{AnsweringBody, DeadlineBody, Registry};
 
 /// How long a client has to send a complete request head, from accept or from the end of the
 /// previous response (so also how long a keep-alive connection may sit idle). Local clients send
@@ -280,7 +280,7 @@ async fn connection<I>(
             let response = answer
                 .await
                 .unwrap_or_else(|never: Infallible| match never {});
-            Ok::<_, Infallible>(response.map(|b| Answer::new(b, slot)))
+            Ok::<_, Infallible>(response.map(|b| AnsweringBody::new(b, slot)))
         }
     });
     let mut http = http1::Builder::new();
