@@ -16,6 +16,7 @@ pub mod manage;
 pub mod pass_summary;
 pub mod recall;
 pub mod record;
+pub mod refusal;
 pub mod same_fact;
 pub mod session;
 pub mod settings;

@@ -78,6 +78,9 @@ pub struct PassSummary {
     pub counts: Counts,
     pub archived: usize,
     pub skipped: usize,
+    /// Of `skipped`, how many each guard refused; absent when none did.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub refusals: crate::refusal::RefusalCounts,
     pub model_ms: f64,
     pub duration_ms: f64,
 }

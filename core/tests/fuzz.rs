@@ -1,12 +1,15 @@
 //! Fuzz targets, one per parser of outside input: the store's files (JSONL lines, `state.json`,
 //! `.journal`, `memory.vec`) opened through `Store` as the CLI opens them, session logs,
 //! `settings.json`, `jobs.json`, the model-reply reader and the legacy `chat-memory.md`. Inputs are
-//! mutated seeds from `tests/fuzz-corpus/<target>/` (see `fuzz/mutate.rs`). Every target checks
+//! mutated seeds from `tests/fuzz-corpus/<target>/` (see `fuzz/mutate.rs`, and the mutator
+//! shared with the HTTP target, tests/src/fuzz_mutate.rs). Every target checks
 //! that nothing panics and that every error is one line; where a parse feeds a writer, that what
 //! was read survives the write. `cargo test` runs 64 cases each; `scripts/fuzz` runs each for a
 //! time budget with fresh seeds.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
+#[path = "../../tests/src/fuzz_mutate.rs"]
+mod fuzz_mutate;
 #[path = "fuzz/mutate.rs"]
 mod mutate;
 
@@ -197,10 +200,10 @@ fn journal_bytes() -> BoxedStrategy<Bytes> {
         });
     prop_oneof![
         2 => journal.clone().prop_map(|j| Bytes(j.encode())),
-        1 => (journal, prop::collection::vec(mutate::mutation(), 1..4)).prop_map(|(j, ms)| {
+        1 => (journal, prop::collection::vec(fuzz_mutate::mutation(), 1..4)).prop_map(|(j, ms)| {
             let mut b = j.encode();
             for m in &ms {
-                m.apply(&mut b, &[]);
+                m.apply(&mut b, &[] as &[&[u8]], &mutate::TOKENS);
             }
             Bytes(b)
         }),

@@ -1,6 +1,7 @@
 //! Tidy checks over the whole workspace, after rust-analyzer's: ARCHITECTURE.md names every
 //! source file and only files that exist, every file opens with its `//!` line, core reads no
-//! clock, environment or runtime, and the layers import one way. They read the tree, not the code's
+//! clock, environment or runtime, only config reads `LOCALM_*` variables, and the layers import
+//! one way (`localm mcp` not into the service). They read the tree, not the code's
 //! behaviour, so they run in milliseconds and fail with the file to fix.
 
 use std::collections::BTreeSet;
@@ -202,9 +203,49 @@ fn the_layers_import_one_way() {
         "daemon/src/chat/",
         &["crate::service", "service::"],
     ));
+    // `localm mcp` runs without a daemon: core, config and the neutral modules, no service.
+    found.extend(offending(
+        "daemon/src/mcp.rs",
+        &["crate::service", "service::"],
+    ));
     assert!(
         found.is_empty(),
         "imports against the layers in ARCHITECTURE.md: {found:#?}"
+    );
+}
+
+/// Only `daemon/src/config.rs` reads `LOCALM_*` variables from the environment: a read names
+/// its variable on its line (`env::var("LOCALM_…")`), or passes a name it was given, which only
+/// config may do for `LOCALM_*` (open.rs's `DISPLAY` check is the one other).
+#[test]
+fn only_config_reads_localm_variables() {
+    let root = root();
+    let mut found = Vec::new();
+    for file in all_sources()
+        .into_iter()
+        .filter(|f| f.starts_with("daemon/src/") && f != "daemon/src/config.rs")
+    {
+        let text = fs::read_to_string(root.join(&file)).unwrap_or_default();
+        for (n, line) in shipped(&file, &text).lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            let Some(at) = ["env::var(", "env::var_os(", "env::vars"]
+                .iter()
+                .find_map(|read| code.find(read).map(|i| i + read.len()))
+            else {
+                continue;
+            };
+            let rest = &code[at..];
+            let literal = rest.starts_with('"');
+            let names_localm = code.contains("\"LOCALM_");
+            let given_name = !literal && !file.ends_with("cli/open.rs");
+            if names_localm || given_name {
+                found.push(format!("{file}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "LOCALM_* variables are read in daemon/src/config.rs only (add a typed reader there): {found:#?}"
     );
 }
 

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
-use localm::models::embedder::Bert;
+use localm::models::embedder::BertEmbedder;
 use localm_core::engine::Embedder;
 use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
@@ -140,7 +140,7 @@ fn main() {
         return;
     }
     let t = Instant::now();
-    let bert = Bert::load(&model).expect("load embedding model");
+    let bert = BertEmbedder::load(&model).expect("load embedding model");
     println!(
         "embedding model {} loaded in {:.1} ms",
         bert.id(),

@@ -13,7 +13,7 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context as _, bail};
-use localm::models::embedder::Bert;
+use localm::models::embedder::BertEmbedder;
 use localm_core::consolidate::{disclose, person};
 use localm_core::engine::Embedder;
 use localm_core::session::Line;
@@ -34,7 +34,7 @@ fn main() -> anyhow::Result<()> {
         }
         return Ok(out.flush()?);
     }
-    let model = Bert::load(&PathBuf::from(&arg))?;
+    let model = BertEmbedder::load(&PathBuf::from(&arg))?;
     writeln!(out, "# model {} dim {}", model.id(), model.dim())?;
     let lines: Vec<String> = stdin
         .lock()

@@ -7,10 +7,12 @@
 pub mod backfill;
 pub mod chat;
 pub mod cli;
+pub mod config;
 pub mod exit;
 pub mod mcp;
 pub mod models;
 pub mod paths;
 pub mod process;
 pub mod recall;
+pub mod recall_cache;
 pub mod service;

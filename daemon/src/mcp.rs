@@ -22,13 +22,13 @@ use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::{Deserialize, Serialize};
 
+use crate::config::{Config, ModeSources};
 use crate::models;
 use crate::recall::{from_store, query_for};
-use crate::service::recall_cache::RecallCache;
-use crate::service::state::{Config, ModeSources};
+use crate::recall_cache::RecallCache;
 
 /// What `localm mcp` was started with.
-pub struct Options {
+pub struct McpOptions {
     pub data_dir: PathBuf,
     /// `--mode`, over `LOCALM_MODE` and settings.json.
     pub mode_flag: Option<Mode>,
@@ -295,7 +295,7 @@ impl Memory {
                     block: String::new(),
                     items: Vec::new(),
                     degrade: None,
-                    skipped: Some(why),
+                    skipped: Some(why.to_string()),
                 });
             }
         };
@@ -387,11 +387,8 @@ impl Memory {
 
 /// `localm mcp`: serve the tools on stdin/stdout until the client closes them. Logs go to
 /// stderr (stdout carries only the protocol).
-pub fn main(opts: Options) -> anyhow::Result<()> {
-    let sources = ModeSources {
-        flag: opts.mode_flag,
-        env: std::env::var("LOCALM_MODE").ok(),
-    };
+pub fn main(opts: McpOptions) -> anyhow::Result<()> {
+    let sources = ModeSources::new(opts.mode_flag);
     // A settings.json or LOCALM_MODE that cannot be read is reported now, as every command does.
     let config = Config::load(&opts.data_dir, &sources)?;
     let server = MemoryServer::new(opts.data_dir.clone(), sources, opts.tools);

@@ -18,20 +18,31 @@ use localm_core::store::jsonl::CorruptLine;
 use localm_core::store::{Store, StoreError};
 use serde::Serialize;
 
-use crate::models::embedder::Bert;
+use crate::models::embedder::BertEmbedder;
 
-/// The query for this turn, or why it gets no recall (the settings forbid it in this mode, or
-/// the messages leave nothing to recall for: an origin-marked latest message, the coder agent).
+/// Why a turn gets no recall; the text is what callers report (`skipped`, a note).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NoRecall {
+    /// The settings forbid it in this mode.
+    #[error("{0}")]
+    NotAllowed(&'static str),
+    /// The messages leave nothing to recall for: an origin-marked latest message, the coder
+    /// agent.
+    #[error("no recall for this turn")]
+    NothingToRecall,
+}
+
+/// The query for this turn, or why it gets none.
 pub fn query_for(
     settings: &Settings,
     mode: Mode,
     messages: &[ChatMessage],
     agent: Agent,
-) -> Result<Query, String> {
+) -> Result<Query, NoRecall> {
     settings
         .recall_allowed(mode)
-        .map_err(|why| why.to_string())?;
-    build_query(messages, agent).ok_or_else(|| "no recall for this turn".to_string())
+        .map_err(NoRecall::NotAllowed)?;
+    build_query(messages, agent).ok_or(NoRecall::NothingToRecall)
 }
 
 /// One recall read straight from the store, and what the caller should report about the read.
@@ -51,7 +62,7 @@ pub struct FromStore {
 pub fn from_store(
     store: &Store,
     query: &Query,
-    embedder: impl FnOnce() -> Option<Arc<Bert>>,
+    embedder: impl FnOnce() -> Option<Arc<BertEmbedder>>,
     explain: bool,
 ) -> Result<FromStore, StoreError> {
     let snap = store.read()?;

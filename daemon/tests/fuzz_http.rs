@@ -1,6 +1,6 @@
 //! Fuzz target for HTTP request bodies: the daemon's real router, in process on a temp data dir,
 //! gets every POST/PUT/PATCH route under `/api/memory` with bodies that are seeds from
-//! `tests/fuzz-corpus/http/` (mutated by bit flips, insertions, deletions, cuts and splices),
+//! `tests/fuzz-corpus/http/` (mutated by the shared mutator, tests/src/fuzz_mutate.rs),
 //! random bytes or over-long bodies, under any content type and any declared length. Bad input
 //! must never panic or answer 5xx; every error is `{"error": {"code", "message"}}` with a
 //! one-line message; a 4xx changes no file of the store; and whatever was answered, the store
@@ -8,6 +8,9 @@
 //! so the normal suite stays quick). `POST /api/memory/consolidate` takes no body and starts a
 //! model process, so it is left out.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+#[path = "../../tests/src/fuzz_mutate.rs"]
+mod fuzz_mutate;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -25,6 +28,8 @@ use localm_core::store::{LOCK_FILE, Store};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::Index;
+
+use fuzz_mutate::{Mutation, Tokens, mutation};
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
 /// The routes with a body, by method and path (`{id}` is filled from [`IDS`]), and the prefix of
@@ -57,9 +62,52 @@ const CONTENT_TYPES: &[Option<&str>] = &[
     Some(""),
 ];
 
+/// What the mutations insert and swap in: these routes' bytes, numbers and strings.
+const TOKENS: Tokens = Tokens {
+    inserts: INSERTS,
+    numbers: NUMBERS,
+    strings: STRINGS,
+};
+
+/// Numbers the bodies' fields meet at their edges (importance, limits, lengths).
+const NUMBERS: &[&str] = &[
+    "0",
+    "-1",
+    "0.85",
+    "1.5",
+    "1e400",
+    "-1e39",
+    "NaN",
+    "255",
+    "256",
+    "4294967296",
+    "18446744073709551616",
+];
+
+/// String contents (JSON-escaped) these routes read: kinds, roles, origins, agents, awkward text.
+const STRINGS: &[&str] = &[
+    "",
+    " ",
+    "<long>",
+    "<deep>",
+    "episodic",
+    "semantic",
+    "coder",
+    "user",
+    "assistant",
+    "tool",
+    "system",
+    "a\\nb",
+    "\\u0000",
+    "\\u001b[2J",
+    "\\ud800",
+    "\u{202e}evil",
+    "aaaa0001",
+];
+
 /// Bytes worth inserting: JSON structure, escapes, field names and values of these routes, line
 /// ends, NUL and broken or tricky UTF-8.
-const TOKENS: &[&[u8]] = &[
+const INSERTS: &[&[u8]] = &[
     b"{",
     b"}",
     b"[",
@@ -118,20 +166,6 @@ enum Make {
     Oversized(usize),
 }
 
-/// One change to a seed; positions are `Index`es, so they fit any length and shrink well.
-#[derive(Debug, Clone)]
-enum Mutation {
-    FlipBit(Index, u8),
-    Insert(Index, Index),
-    InsertByte(Index, u8),
-    Delete(Index, usize),
-    Truncate(Index),
-    /// Keep the body up to a point, then go on with another seed from a point.
-    Splice(Index, Index, Index),
-    /// Repeat a short stretch many times (deep nesting, long strings).
-    Repeat(Index, usize, usize),
-}
-
 /// The `Content-Length` header sent.
 #[derive(Debug, Clone)]
 enum Length {
@@ -160,19 +194,6 @@ impl fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "b\"{}\"", self.0.escape_ascii())
     }
-}
-
-fn mutation() -> impl Strategy<Value = Mutation> {
-    let i = any::<Index>;
-    prop_oneof![
-        2 => (i(), 0u8..8).prop_map(|(a, b)| Mutation::FlipBit(a, b)),
-        4 => (i(), i()).prop_map(|(a, t)| Mutation::Insert(a, t)),
-        1 => (i(), any::<u8>()).prop_map(|(a, b)| Mutation::InsertByte(a, b)),
-        2 => (i(), 1usize..16).prop_map(|(a, n)| Mutation::Delete(a, n)),
-        1 => i().prop_map(Mutation::Truncate),
-        1 => (i(), i(), i()).prop_map(|(a, s, b)| Mutation::Splice(a, s, b)),
-        1 => (i(), 1usize..8, 2usize..300).prop_map(|(a, n, k)| Mutation::Repeat(a, n, k)),
-    ]
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -228,53 +249,6 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
     seeds
 }
 
-impl Mutation {
-    fn apply(&self, b: &mut Vec<u8>, seeds: &[&[u8]]) {
-        let at = |i: &Index, b: &Vec<u8>| i.index(b.len() + 1);
-        match self {
-            Mutation::FlipBit(i, bit) => {
-                if !b.is_empty() {
-                    let p = i.index(b.len());
-                    b[p] ^= 1 << bit;
-                }
-            }
-            Mutation::Insert(i, t) => {
-                let p = at(i, b);
-                b.splice(p..p, t.get(TOKENS).iter().copied());
-            }
-            Mutation::InsertByte(i, byte) => {
-                let p = at(i, b);
-                b.insert(p, *byte);
-            }
-            Mutation::Delete(i, n) => {
-                let p = at(i, b);
-                let end = (p + n).min(b.len());
-                b.drain(p..end);
-            }
-            Mutation::Truncate(i) => {
-                let p = at(i, b);
-                b.truncate(p);
-            }
-            Mutation::Splice(i, s, j) => {
-                let other = s.get(seeds);
-                let (p, q) = (at(i, b), j.index(other.len() + 1));
-                b.truncate(p);
-                b.extend_from_slice(&other[q..]);
-            }
-            Mutation::Repeat(i, n, k) => {
-                let p = at(i, b);
-                let end = (p + n).min(b.len());
-                let chunk = if p < end {
-                    b[p..end].to_vec()
-                } else {
-                    b"[".to_vec()
-                };
-                b.splice(p..p, chunk.repeat(*k));
-            }
-        }
-    }
-}
-
 impl Case {
     fn method_and_path(&self) -> (&'static str, String) {
         let (method, path, _) = ROUTES[self.route];
@@ -295,7 +269,7 @@ impl Case {
             Make::Seed => {}
             Make::Mutated(mutations) => {
                 for m in mutations {
-                    m.apply(&mut body, &all);
+                    m.apply(&mut body, &all, &TOKENS);
                 }
             }
             Make::Random(bytes) => body = bytes.clone(),

@@ -10,7 +10,8 @@ Usage: tools_upstream.py RECORD_FILE. Prints "port N" once listening.
     pieces when streamed;
   - else: "hello from upstream".
   A last message "wait N: ..." makes it send nothing at all (not even the status line) for
-  N seconds first."""
+  N seconds first; a streamed one starting "break" stops after its first piece, closing the
+  connection with no finish_reason and no [DONE]."""
 import json
 import sys
 import time
@@ -83,6 +84,9 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
 
         event({"role": "assistant", "content": ""})
+        if text.startswith("break"):
+            event({"content": pieces[0]})
+            return  # the connection closes mid-reply: no finish_reason, no [DONE]
         for p in pieces:
             if p:
                 event({"content": p})

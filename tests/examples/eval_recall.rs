@@ -9,13 +9,13 @@
 
 use std::path::{Path, PathBuf};
 
-use localm::models::embedder::Bert;
+use localm::models::embedder::BertEmbedder;
 use localm_core::engine::Embedder;
 use localm_core::recall::lexical::{LexicalIndex, content_words};
 use localm_tests::recall_set::{HALVES, HEADER, Set, evaluate, load, records};
 
 /// For tuning the gate outside Rust: every query's signals against every fact (tune half only).
-fn dump(set: &Set, embedder: Option<&Bert>, out: &Path) {
+fn dump(set: &Set, embedder: Option<&BertEmbedder>, out: &Path) {
     use std::io::Write;
     let records = records(set);
     let index = LexicalIndex::new(records.iter().map(|r| r.text.as_str()));
@@ -63,7 +63,7 @@ fn main() {
         .take_while(|a| *a != "--dump")
         .find(|a| !a.starts_with("--"))
         .map(PathBuf::from);
-    let bert = model.map(|m| Bert::load(&m).expect("the embedding model"));
+    let bert = model.map(|m| BertEmbedder::load(&m).expect("the embedding model"));
     if let Some(out) = dump_to {
         dump(&load("tune"), bert.as_ref(), &out);
         return;

@@ -203,6 +203,34 @@ impl Daemon {
     }
 }
 
+impl Env {
+    /// The loopback listener's address, from `daemon.json`.
+    pub fn tcp_addr(&self) -> String {
+        let info: Value =
+            serde_json::from_slice(&std::fs::read(self.data_dir().join("daemon.json")).unwrap())
+                .unwrap();
+        info["tcp"].as_str().unwrap().to_string()
+    }
+}
+
+impl Daemon {
+    /// Read until the daemon closes `s` (a reset counts as closed); panics, with the daemon's
+    /// log, if `s` is still open when its read timeout (30 s in the tests) runs out.
+    pub fn read_until_closed(&self, s: &mut (impl Read + ?Sized), what: &str) -> String {
+        let mut raw = Vec::new();
+        match s.read_to_end(&mut raw) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            Err(e) => panic!(
+                "{what}: not closed by the daemon in time ({e}); got {:?}\n{}",
+                String::from_utf8_lossy(&raw),
+                self.log()
+            ),
+        }
+        String::from_utf8_lossy(&raw).into_owned()
+    }
+}
+
 impl Drop for Daemon {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {

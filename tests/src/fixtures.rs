@@ -1,9 +1,38 @@
-//! Store files written directly, as a pass or an older version would leave them: records and
-//! pending correction proposals of the chat namespace.
+//! Data dirs for the tests: one with the memory plugin installed in a mode (made through the CLI,
+//! as a user would), and store files written directly, as a pass or an older version would leave
+//! them: records and pending correction proposals of the chat namespace.
 
 use serde_json::Value;
 
 use crate::Env;
+
+/// A data dir with the memory plugin installed and `mode` set, through the CLI.
+pub fn plugin_env(mode: &str) -> Env {
+    let env = Env::new();
+    env.run(&["plugin", "install", "memory"]).ok();
+    env.run(&["settings", "set", "mode", mode]).ok();
+    env
+}
+
+/// A data dir in log mode with the memory plugin installed.
+pub fn log_env() -> Env {
+    plugin_env("log")
+}
+
+/// Hold the chat store's lock as another process would; `holder` is what it says about itself.
+pub fn hold_store_lock(env: &Env, holder: &str) -> localm_core::store::lock::StoreLock {
+    localm_core::store::lock::StoreLock::acquire(
+        &env.store_dir().join(".lock"),
+        holder,
+        std::time::Duration::ZERO,
+    )
+    .unwrap()
+}
+
+/// Write `settings.json` as a user's editor would leave it.
+pub fn write_settings(env: &Env, settings: &Value) {
+    std::fs::write(env.data_dir().join("settings.json"), settings.to_string()).unwrap();
+}
 
 /// Write the chat namespace's store file `name`, one JSON value a line.
 pub fn write_store_file(env: &Env, name: &str, lines: &[Value]) {

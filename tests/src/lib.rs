@@ -159,8 +159,21 @@ impl Run {
     }
 }
 
+/// Whether every prerequisite of every test must be there: `LOCALM_REQUIRE_MODELS` set (not
+/// empty, not `0`), as `scripts/test` and CI do.
+pub fn required() -> bool {
+    std::env::var_os("LOCALM_REQUIRE_MODELS").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// A test's prerequisite (a model, a tool, root) is missing: fail when [`required`], else note
+/// `skipped: WHY` so the caller can return.
+pub fn skip(why: &str) {
+    assert!(!required(), "{why}; LOCALM_REQUIRE_MODELS is set");
+    eprintln!("skipped: {why}");
+}
+
 /// A test model's path: `$VAR`, else `test-models/NAME` in the workspace. `None` (and a note)
-/// when absent, unless `LOCALM_REQUIRE_MODELS` is set (as `scripts/test` does), then it fails.
+/// when absent, unless [`required`], then it fails.
 pub fn test_model(var: &str, name: &str) -> Option<PathBuf> {
     let path = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -170,15 +183,10 @@ pub fn test_model(var: &str, name: &str) -> Option<PathBuf> {
     if path.exists() {
         return Some(path);
     }
-    assert!(
-        std::env::var_os("LOCALM_REQUIRE_MODELS").is_none(),
-        "{} is missing: run scripts/fetch-test-models",
+    skip(&format!(
+        "{} not found (run scripts/fetch-test-models)",
         path.display()
-    );
-    eprintln!(
-        "skipped: {} not found (run scripts/fetch-test-models)",
-        path.display()
-    );
+    ));
     None
 }
 
@@ -210,11 +218,9 @@ pub fn test_python() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("LOCALM_TEST_PYTHON").filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(p));
     }
-    assert!(
-        std::env::var_os("LOCALM_REQUIRE_MODELS").is_none(),
+    skip(
         "LOCALM_TEST_PYTHON is not set: run scripts/test, or source scripts/lib/py-clients.sh and \
-         run `py_clients target/py-clients mcp==2.3.0`"
+         run `py_clients target/py-clients mcp==2.3.0`",
     );
-    eprintln!("skipped: LOCALM_TEST_PYTHON is not set (scripts/test sets it up)");
     None
 }

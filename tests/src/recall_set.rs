@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
-use localm::models::embedder::Bert;
+use localm::models::embedder::BertEmbedder;
 use localm_core::engine::Embedder;
 use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
@@ -111,7 +111,7 @@ pub const HEADER: &str = "| half / signal | hit@1 | hit@6 | recall@6 | MRR | off
 
 /// Run every message of `set` through recall as a chat turn would (lexical without `embedder`),
 /// and score it. With `show_misses`, print each miss and each off-topic injection.
-pub fn evaluate(set: &Set, embedder: Option<&Bert>, show_misses: bool) -> Figures {
+pub fn evaluate(set: &Set, embedder: Option<&BertEmbedder>, show_misses: bool) -> Figures {
     let now: DateTime<Utc> = "2026-03-02T00:00:00Z".parse().expect("a date");
     let records = records(set);
     let index = LexicalIndex::new(records.iter().map(|r| r.text.as_str()));

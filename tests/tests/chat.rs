@@ -8,7 +8,6 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
-use std::time::Duration;
 
 use localm_tests::daemon::{Daemon, try_request};
 use localm_tests::{Env, model_env};
@@ -138,8 +137,18 @@ fn privacy_mode_chat_changes_no_file_and_remember_is_refused() {
         "{}",
         r.body
     );
-    std::thread::sleep(Duration::from_millis(2500)); // past the reinforcement batch
-    assert_eq!(files(env.data_dir()), before, "{}", d.log());
+    // A clean stop is the event: the daemon drains its turn loggers and flushes queued
+    // reinforcement before it exits, so whatever it would write is written by then.
+    let mut d = d;
+    assert!(d.stop().success(), "{}", d.log());
+    let mut after = files(env.data_dir());
+    let mut before = before;
+    for own in ["daemon.json", "daemon.lock"] {
+        // The daemon's own runtime files: removed or released on exit.
+        before.remove(own);
+        after.remove(own);
+    }
+    assert_eq!(after, before, "{}", d.log());
 }
 
 #[test]
@@ -316,7 +325,14 @@ fn a_worker_killed_mid_reply_fails_that_request_and_the_daemon_carries_on() {
         )
         .unwrap()
     });
-    std::thread::sleep(Duration::from_millis(800));
+    // Kill it once the reply is under way: the daemon logs the turn's first text.
+    d.wait_for(60, "the long reply to start", || {
+        (d.log()
+            .matches(&format!("chat worker {pid}: replying"))
+            .count()
+            >= 2)
+            .then_some(())
+    });
     // SAFETY: kill(2) on a pid this test found as the daemon's child.
     unsafe { libc::kill(pid, libc::SIGKILL) };
     let r = call.join().unwrap();

@@ -5,9 +5,10 @@ use std::fs;
 use std::process::Stdio;
 use std::time::Duration;
 
-use localm_core::store::lock::StoreLock;
 use localm_tests::Env;
-use localm_tests::fixtures::{correction, record, with_evidence, write_store_file};
+use localm_tests::fixtures::{
+    correction, hold_store_lock, record, with_evidence, write_settings, write_store_file,
+};
 use serde_json::Value;
 
 fn add(env: &Env, text: &str) -> String {
@@ -224,7 +225,7 @@ fn privacy_mode_refuses_writes_but_allows_reading_forgetting_clearing() {
 #[test]
 fn mode_precedence_flag_env_file() {
     let env = Env::new();
-    fs::write(env.data_dir().join("settings.json"), r#"{"mode": "log"}"#).unwrap();
+    write_settings(&env, &serde_json::json!({"mode": "log"}));
     env.run(&["memory", "add", "from the settings file"]).ok();
     let err = env
         .cmd(&["memory", "add", "env says privacy"])
@@ -289,7 +290,7 @@ fn forget_asks_on_a_terminal() {
         .output()
         .is_err()
     {
-        eprintln!("skipped: no `script` command to make a pty");
+        localm_tests::skip("no `script` command to make a pty (Debian package bsdutils)");
         return;
     }
     let env = Env::new();
@@ -328,12 +329,7 @@ fn a_locked_store_is_reported_with_its_holder_and_left_unchanged() {
     let env = Env::new();
     let id = add(&env, "Existing fact");
     let before = fs::read(env.store_dir().join("memory.jsonl")).unwrap();
-    let lock = StoreLock::acquire(
-        &env.store_dir().join(".lock"),
-        "test-holder consolidate",
-        Duration::ZERO,
-    )
-    .unwrap();
+    let lock = hold_store_lock(&env, "test-holder consolidate");
     let started = std::time::Instant::now();
     let err = env.log(&["memory", "add", "Blocked fact"]).fails(4);
     assert!(
@@ -664,4 +660,77 @@ fn help_and_completions() {
     let bash = env.run(&["completions", "bash"]).ok();
     assert!(bash.contains("_localm") && bash.contains("forgotten"));
     env.run(&["completions", "tcsh"]).fails(2);
+}
+
+#[test]
+fn job_commands_check_their_input() {
+    let env = Env::new();
+    env.run(&["job", "add", "j", "--every", "6h"]).fails(2);
+    env.run(&["job", "add", "j", "--memory"]).fails(2);
+    env.run(&["job", "add", "j", "--memory", "--every", "soon"])
+        .fails(2);
+    env.run(&["job", "add", "j", "--memory", "--cron", "not cron"])
+        .fails(2);
+    env.run(&["job", "add", "bad name!", "--memory", "--every", "6h"])
+        .fails(2);
+    env.run(&["job", "add", "j", "--memory", "--every", "6h"])
+        .ok();
+    env.run(&["job", "add", "j", "--memory", "--every", "6h"])
+        .fails(2);
+    env.run(&["job", "add", "n", "--memory", "--cron", "0 3 * * *"])
+        .ok();
+    let l = env.run(&["job", "list"]).ok();
+    assert!(
+        l.contains("every 6h") && l.contains("cron 0 3 * * *"),
+        "{l}"
+    );
+    // A manual run records its outcome too.
+    let out = env.run(&["job", "run", "j"]).ok();
+    assert!(out.contains("skipped"), "{out}");
+    let v: Value = serde_json::from_str(&env.run(&["job", "list", "--json"]).ok()).unwrap();
+    assert_eq!(v["jobs"][0]["last_run"]["trigger"], "manual");
+    env.run(&["job", "run", "zzz"]).fails(6);
+}
+
+#[test]
+fn settings_get_set_validate_keys_and_values() {
+    let env = Env::new();
+    assert_eq!(env.run(&["settings", "get", "mode"]).ok().trim(), "privacy");
+    env.run(&["settings", "set", "mode", "FULL"]).ok();
+    assert_eq!(env.run(&["settings", "get", "mode"]).ok().trim(), "full");
+    env.run(&["settings", "set", "mode", "loud"]).fails(2);
+    env.run(&["settings", "set", "memory_enabled", "off"]).ok();
+    assert_eq!(
+        env.run(&["settings", "get", "memory_enabled"]).ok().trim(),
+        "false"
+    );
+    env.run(&["settings", "set", "memory_enabled", "maybe"])
+        .fails(2);
+    let err = env.run(&["settings", "set", "colour", "blue"]).fails(2);
+    assert!(err.contains("mode"), "lists the known keys: {err}");
+    env.run(&["settings", "get", "colour"]).fails(2);
+    let all = env.run(&["settings"]).ok();
+    assert!(all.contains("memory_auto_consolidate"), "{all}");
+}
+
+#[test]
+fn status_tells_where_things_stand() {
+    let env = Env::new();
+    let s = env.run(&["status"]).ok();
+    for want in [
+        "privacy",
+        "not running",
+        "not installed",
+        "0 of 256",
+        "never",
+    ] {
+        assert!(s.contains(want), "{want}: {s}");
+    }
+    env.run(&["plugin", "install", "memory"]).ok();
+    env.log(&["memory", "add", "Prefers tea"]).ok();
+    let v: Value = serde_json::from_str(&env.log(&["status", "--json"]).ok()).unwrap();
+    assert_eq!(v["records"], 1);
+    assert_eq!(v["records_by"]["user/semantic"], 1);
+    assert_eq!(v["memory_plugin"], true);
+    assert_eq!(v["mode"], "log");
 }

@@ -5,6 +5,7 @@
 
 use std::fs;
 
+use localm_tests::fixtures::write_settings;
 use localm_tests::{Env, llm_model};
 use serde_json::Value;
 
@@ -75,11 +76,7 @@ fn a_corrupt_model_fails_the_pass_and_the_store_is_untouched() {
         .log(&["setup-model", "--from", truncated.to_str().unwrap()])
         .fails(1);
     assert!(err.contains("does not load"), "{err}");
-    fs::write(
-        env.data_dir().join("settings.json"),
-        serde_json::json!({"llm_model": truncated}).to_string(),
-    )
-    .unwrap();
+    write_settings(&env, &serde_json::json!({"llm_model": truncated}));
     session(&env, "s1", &["I quit Acme. I work at Initech now."]);
     let before = fs::read(env.store_dir().join("memory.jsonl")).unwrap();
     let out = env.log(&["memory", "consolidate", "--json"]);

@@ -6,23 +6,14 @@
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
-use std::io::{ErrorKind, Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
-use localm_core::store::lock::StoreLock;
-use localm_tests::Env;
 use localm_tests::daemon::{Daemon, exchange};
+use localm_tests::fixtures::{hold_store_lock, log_env};
 use serde_json::{Value, json};
-
-/// A data dir in log mode with the memory plugin installed.
-fn log_env() -> Env {
-    let env = Env::new();
-    env.run(&["plugin", "install", "memory"]).ok();
-    env.run(&["settings", "set", "mode", "log"]).ok();
-    env
-}
 
 /// The head of an append whose body should be 1,000 bytes, and the first 100 of them.
 fn stalled_append(extra_headers: &str) -> Vec<u8> {
@@ -34,22 +25,6 @@ fn stalled_append(extra_headers: &str) -> Vec<u8> {
     req.extend_from_slice(br#"{"text": ""#);
     req.extend(std::iter::repeat_n(b'a', 90));
     req
-}
-
-/// Read until the server closes `s` (a reset counts as closed); panics if it is still open
-/// after the liveness bound of 30 s.
-fn read_until_closed(s: &mut impl Read, what: &str, d: &Daemon) -> String {
-    let mut raw = Vec::new();
-    match s.read_to_end(&mut raw) {
-        Ok(_) => {}
-        Err(e) if e.kind() == ErrorKind::ConnectionReset => {}
-        Err(e) => panic!(
-            "{what}: not closed by the daemon within 30 s ({e}); got {:?}\n{}",
-            String::from_utf8_lossy(&raw),
-            d.log()
-        ),
-    }
-    String::from_utf8_lossy(&raw).into_owned()
 }
 
 fn count(d: &Daemon) -> usize {
@@ -89,11 +64,11 @@ fn a_stalled_body_is_answered_408_and_closed_on_both_listeners() {
     for (what, answer) in [
         (
             "the socket",
-            read_until_closed(&mut unix, "a stalled body on the socket", &d),
+            d.read_until_closed(&mut unix, "a stalled body on the socket"),
         ),
         (
             "TCP",
-            read_until_closed(&mut tcp, "a stalled body on TCP", &d),
+            d.read_until_closed(&mut tcp, "a stalled body on TCP"),
         ),
     ] {
         assert!(answer.starts_with("HTTP/1.1 408 "), "{what}: {answer}");
@@ -107,12 +82,7 @@ fn a_stalled_body_is_answered_408_and_closed_on_both_listeners() {
     std::os::unix::fs::DirBuilderExt::mode(fs::DirBuilder::new().recursive(true), 0o700)
         .create(env.store_dir())
         .unwrap();
-    let _lock = StoreLock::acquire(
-        &env.store_dir().join(".lock"),
-        "test-holder",
-        Duration::ZERO,
-    )
-    .unwrap();
+    let _lock = hold_store_lock(&env, "test-holder");
     let r = d.post("/api/memory/append", &json!({"text": "Blocked fact"}));
     assert_eq!(r.status, 409, "{}", r.body);
 }
@@ -158,7 +128,7 @@ fn two_hundred_stalled_connections_do_not_starve_the_owner() {
     let started = Instant::now();
     for (i, s) in stalled.iter_mut().enumerate() {
         s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-        read_until_closed(s, &format!("stalled connection {i}"), &d);
+        d.read_until_closed(s, &format!("stalled connection {i}"));
     }
     println!(
         "all 200 stalled connections closed {:?} after the health check",

@@ -12,16 +12,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use localm_tests::daemon::tcp_request;
-use localm_tests::fixtures::{correction, record, with_evidence, write_store_file};
+use localm_tests::fixtures::{correction, log_env, record, with_evidence, write_store_file};
 use localm_tests::{Env, model_env, test_python};
 use serde_json::Value;
-
-/// The loopback listener's address, from `daemon.json`.
-fn tcp_addr(env: &Env) -> String {
-    let info: Value =
-        serde_json::from_slice(&fs::read(env.data_dir().join("daemon.json")).unwrap()).unwrap();
-    info["tcp"].as_str().unwrap().to_string()
-}
 
 /// A fresh one-time login URL from `localm open --no-browser`.
 fn login_url(env: &Env) -> String {
@@ -34,7 +27,7 @@ fn login_url(env: &Env) -> String {
     let run = localm_tests::Run(out);
     let url = run.ok().trim().to_string();
     assert!(
-        url.starts_with(&format!("http://{}/login?code=", tcp_addr(env))),
+        url.starts_with(&format!("http://{}/login?code=", env.tcp_addr())),
         "{url}"
     );
     url
@@ -81,13 +74,11 @@ fn artifacts() -> PathBuf {
 
 #[test]
 fn the_listener_refuses_other_hosts_other_origins_and_cookies_without_origin() {
-    let env = Env::new();
-    env.run(&["plugin", "install", "memory"]).ok();
-    env.run(&["settings", "set", "mode", "log"]).ok();
+    let env = log_env();
     env.run(&["memory", "add", "Owns a red bicycle"]).ok();
     let d = env.spawn_daemon(&[], &["--listen", "127.0.0.1:0"]);
     d.wait_ready();
-    let addr = tcp_addr(&env);
+    let addr = env.tcp_addr();
     let port = addr.rsplit_once(':').unwrap().1;
     let token = fs::read_to_string(env.data_dir().join("api-token")).unwrap();
     let bearer = format!("Bearer {}", token.trim());

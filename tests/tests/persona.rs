@@ -6,6 +6,7 @@
 
 use std::time::Instant;
 
+use localm_tests::fixtures::log_env;
 use localm_tests::persona::{self, Scores};
 use localm_tests::{Env, embed_model, llm_model};
 use serde_json::Value;
@@ -24,9 +25,7 @@ const MIN_SUMMARY_SHARE: f64 = 0.9;
 /// at them, as the script's setup does, instead of copying the GGUF each time).
 fn persona_env() -> Option<Env> {
     let (model, embed) = (llm_model()?, embed_model()?);
-    let env = Env::new();
-    env.run(&["plugin", "install", "memory"]).ok();
-    env.run(&["settings", "set", "mode", "log"]).ok();
+    let env = log_env();
     let path = env.data_dir().join("settings.json");
     let mut settings: Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();

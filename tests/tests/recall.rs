@@ -6,6 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use localm_core::store::vectors::{VectorEntry, encode};
+use localm_tests::fixtures::write_settings;
 use localm_tests::{Env, embed_model};
 use serde_json::Value;
 
@@ -76,11 +77,7 @@ fn privacy_mode_recalls_nothing_unless_opted_in() {
     let v: Value = serde_json::from_str(&out.ok()).unwrap();
     assert!(ids(&v).is_empty());
     assert!(out.stderr().contains("privacy mode recalls nothing"));
-    fs::write(
-        env.data_dir().join("settings.json"),
-        r#"{"memory_recall_in_privacy": true}"#,
-    )
-    .unwrap();
+    write_settings(&env, &serde_json::json!({"memory_recall_in_privacy": true}));
     let v: Value =
         serde_json::from_str(&env.run(&["memory", "recall", "firmware", "--json"]).ok()).unwrap();
     assert_eq!(ids(&v), vec![FACTS[1]]);
@@ -176,11 +173,7 @@ fn an_embedder_failing_on_the_query_says_query_embed_failed() {
         serde_json::from_str(&fs::read_to_string(model.join("tokenizer.json")).unwrap()).unwrap();
     tok["model"]["vocab"]["zzqqxx"] = 999_999.into();
     fs::write(broken.join("tokenizer.json"), tok.to_string()).unwrap();
-    fs::write(
-        env.data_dir().join("settings.json"),
-        serde_json::json!({ "embedding_model": broken }).to_string(),
-    )
-    .unwrap();
+    write_settings(&env, &serde_json::json!({ "embedding_model": broken }));
     env.log(&["memory", "backfill"]).ok();
     assert_eq!(recall(&env, "Do I eat meat?")["degrade"], Value::Null);
     let v = recall(&env, "zzqqxx");

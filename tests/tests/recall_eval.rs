@@ -5,7 +5,7 @@
 //! checked. `examples/eval_recall.rs` prints the full table.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
-use localm::models::embedder::Bert;
+use localm::models::embedder::BertEmbedder;
 use localm_tests::recall_set::{HALVES, HEADER, evaluate, load};
 
 /// Lexical recall (word share, no embedder): off-topic messages stay empty, on-topic ones hit.
@@ -28,7 +28,7 @@ fn semantic_recall_quality_on_both_halves() {
     let Some(model) = localm_tests::embed_model() else {
         return;
     };
-    let bert = Bert::load(&model).unwrap();
+    let bert = BertEmbedder::load(&model).unwrap();
     eprintln!("{HEADER}");
     for half in HALVES {
         let set = load(half);

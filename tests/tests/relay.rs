@@ -13,6 +13,7 @@ use std::process::{Child, Command, Stdio};
 
 use localm_tests::Env;
 use localm_tests::daemon::{Daemon, Response, tcp_request};
+use localm_tests::fixtures::log_env;
 use serde_json::{Value, json};
 
 /// The recording upstream, killed on drop.
@@ -63,17 +64,9 @@ impl Upstream {
 
 /// A memory-enabled log-mode data dir holding one fact; lexical recall (no models needed).
 fn env_with_fact(fact: &str) -> Env {
-    let env = Env::new();
-    env.run(&["plugin", "install", "memory"]).ok();
-    env.run(&["settings", "set", "mode", "log"]).ok();
+    let env = log_env();
     env.run(&["memory", "add", fact]).ok();
     env
-}
-
-fn tcp_addr(env: &Env) -> String {
-    let info: Value =
-        serde_json::from_slice(&fs::read(env.data_dir().join("daemon.json")).unwrap()).unwrap();
-    info["tcp"].as_str().unwrap().to_string()
 }
 
 fn token(env: &Env) -> String {
@@ -120,7 +113,7 @@ fn the_openai_client_runs_a_tool_round_trip_through_the_relay_losslessly() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/openai_tools.py");
     let out = Command::new(&python)
         .arg(script)
-        .env("LOCALM_BASE_URL", format!("http://{}/v1", tcp_addr(&env)))
+        .env("LOCALM_BASE_URL", format!("http://{}/v1", env.tcp_addr()))
         .env("LOCALM_TOKEN", token(&env))
         .env("LOCALM_SENT", &sent_file)
         .output()
@@ -245,6 +238,25 @@ fn a_whole_reply_slower_than_30s_arrives_and_a_waiting_stream_is_kept_alive() {
     assert!(r.body[..first_data].contains(": keep-alive"), "{}", r.body);
     assert!(r.body.contains("hello "), "{}", r.body);
     assert!(r.body.trim_end().ends_with("data: [DONE]"), "{}", r.body);
+    // An upstream that breaks off mid-stream: the client is told, at warn, and nothing is logged.
+    let before = fs::read_dir(env.data_dir().join("sessions"))
+        .unwrap()
+        .count();
+    let r = d.post(
+        "/v1/chat/completions",
+        &json!({"messages": [{"role": "user", "content": "break off, please"}], "stream": true}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("hello "), "{}", r.body);
+    assert!(r.body.contains("\"upstream_failed\""), "{}", r.body);
+    assert!(!r.body.contains("data: [DONE]"), "{}", r.body);
+    d.wait_for_log("broke off the reply", 10);
+    assert_eq!(
+        fs::read_dir(env.data_dir().join("sessions"))
+            .unwrap()
+            .count(),
+        before
+    );
     // An upstream that is down: a clear 502.
     drop(up);
     let r = d.post(
@@ -278,7 +290,7 @@ fn a_browser_preflight_is_answered_only_for_the_origins_cors_origins_names() {
     let app = "http://app.example:3000";
     let run = |d: &mut Daemon| -> (Response, Response, Response) {
         d.wait_ready();
-        let addr = tcp_addr(&env);
+        let addr = env.tcp_addr();
         let allowed = preflight(&addr, app);
         let other = preflight(&addr, "http://evil.example");
         let post = tcp_request(

@@ -9,13 +9,6 @@ use std::os::unix::fs::PermissionsExt;
 
 use localm_tests::Env;
 use localm_tests::daemon::{Daemon, exchange};
-use serde_json::Value;
-
-fn tcp_addr(env: &Env) -> String {
-    let info: Value =
-        serde_json::from_slice(&fs::read(env.data_dir().join("daemon.json")).unwrap()).unwrap();
-    info["tcp"].as_str().unwrap().to_string()
-}
 
 fn token_file(env: &Env) -> String {
     fs::read_to_string(env.data_dir().join("api-token"))
@@ -34,7 +27,7 @@ fn mode(env: &Env) -> u32 {
 
 /// `GET /api/health` on the loopback listener with `Bearer token`: the status.
 fn status_with(env: &Env, token: &str) -> u16 {
-    let addr = tcp_addr(env);
+    let addr = env.tcp_addr();
     let mut s = TcpStream::connect(&addr).unwrap();
     let auth = format!("Bearer {token}");
     let r = exchange(

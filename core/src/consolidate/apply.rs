@@ -44,10 +44,13 @@ pub(super) fn apply(
     };
     for ch in changes {
         match ch.planned {
-            Planned::Skip { text, why } => report.skipped.push(Skipped { text, why }),
+            Planned::Skip { text, why } => report.skipped.push(Skipped::because(text, why)),
+            Planned::Refused { text, refusal } => {
+                report.skipped.push(Skipped::refused(text, refusal));
+            }
             Planned::Known { target, text, why } => {
                 merge_evidence(snap, |r| r.id == target, &ch.evidence);
-                report.skipped.push(Skipped { text, why });
+                report.skipped.push(Skipped::because(text, why));
             }
             Planned::Add {
                 text,
@@ -57,10 +60,7 @@ pub(super) fn apply(
                 let key = fact_key(&text);
                 if snap.records.iter().any(|r| fact_key(&r.text) == key) {
                     merge_evidence(snap, |r| fact_key(&r.text) == key, &ch.evidence);
-                    report.skipped.push(Skipped {
-                        text,
-                        why: "already known".into(),
-                    });
+                    report.skipped.push(Skipped::because(text, "already known"));
                     continue;
                 }
                 if snap.records.len() >= MAX_RECORDS
@@ -96,10 +96,9 @@ pub(super) fn apply(
                     .iter()
                     .position(|r| r.id == target && r.source == Source::Synth)
                 else {
-                    report.skipped.push(Skipped {
-                        text,
-                        why: "its target changed meanwhile".into(),
-                    });
+                    report
+                        .skipped
+                        .push(Skipped::because(text, "its target changed meanwhile"));
                     continue;
                 };
                 let old = snap.records[i].clone();

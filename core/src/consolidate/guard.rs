@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 
+pub use crate::refusal::Refusal;
 use crate::words::{content_words, occurs_in, tokens as words};
 
 /// A fact is grounded when at least this share of its content words occur in what the user typed.
@@ -18,14 +19,6 @@ pub const LOOP_COVER: f32 = 0.5;
 /// Content words a text that does not start with "User" needs (and any summary).
 pub const MIN_CONTENT_WORDS: usize = 3;
 
-pub const LOOP: &str = "a repetition loop";
-pub const ASSISTANT_VOICE: &str = "written in the assistant's voice";
-pub const FIRST_PERSON: &str = "written as 'I' or 'we', not about the user";
-pub const FRAGMENT: &str = "a fragment that says nothing about the user";
-pub const ABOUT_ASSISTANT: &str = "about the assistant, not the user";
-pub const EXAMPLE_COPY: &str = "copied from the prompt's example, not the user's chat";
-pub const UNGROUNDED: &str = "not grounded in the user's own words";
-
 /// What the guards know about the session a candidate came from.
 pub struct Context<'a> {
     /// Everything the user typed in the session(s) read (not tool output), recalled blocks
@@ -38,7 +31,7 @@ pub struct Context<'a> {
 }
 
 /// Why a semantic candidate must not be stored, if it must not.
-pub fn refuse_fact(text: &str, cx: &Context) -> Option<&'static str> {
+pub fn refuse_fact(text: &str, cx: &Context) -> Option<Refusal> {
     repetition_loop(text)
         .or_else(|| wrong_voice(text))
         .or_else(|| fact_fragment(text))
@@ -49,10 +42,10 @@ pub fn refuse_fact(text: &str, cx: &Context) -> Option<&'static str> {
 
 /// Why a one-line episodic summary must not be stored, if it must not. Summaries describe the
 /// whole session in the model's words, so they are not held to the grounding rule.
-pub fn refuse_summary(text: &str, cx: &Context) -> Option<&'static str> {
+pub fn refuse_summary(text: &str, cx: &Context) -> Option<Refusal> {
     repetition_loop(text)
         .or_else(|| wrong_voice(text))
-        .or_else(|| (content(text).len() < MIN_CONTENT_WORDS).then_some(FRAGMENT))
+        .or_else(|| (content(text).len() < MIN_CONTENT_WORDS).then_some(Refusal::Fragment))
         .or_else(|| example_copy(text, cx))
 }
 
@@ -65,7 +58,7 @@ fn content(text: &str) -> Vec<String> {
 
 /// Rule 1: a word n-gram (n = 1..=4) repeated [`LOOP_REPEATS`] times in a row, or occurring
 /// that often and covering more than [`LOOP_COVER`] of the words.
-pub fn repetition_loop(text: &str) -> Option<&'static str> {
+pub fn repetition_loop(text: &str) -> Option<Refusal> {
     let w = words(text);
     for n in 1..=4 {
         if w.len() < n * LOOP_REPEATS {
@@ -77,13 +70,13 @@ pub fn repetition_loop(text: &str) -> Option<&'static str> {
             let in_a_row =
                 (1..LOOP_REPEATS).all(|k| w.get(i + k * n..i + (k + 1) * n) == Some(gram));
             if in_a_row {
-                return Some(LOOP);
+                return Some(Refusal::Loop);
             }
             *counts.entry(gram).or_default() += 1;
         }
         let covers = |c: usize| c >= LOOP_REPEATS && (c * n) as f32 > LOOP_COVER * w.len() as f32;
         if counts.values().any(|&c| covers(c)) {
-            return Some(LOOP);
+            return Some(Refusal::Loop);
         }
     }
     None
@@ -110,7 +103,7 @@ const FIRST_PERSON_WORDS: &[&str] = &[
 /// Rule 2: an assistant's opener or any second-person pronoun (the assistant's voice), or any
 /// first-person pronoun. Facts are "User …", summaries are "Debugged …". A word in capitals
 /// ("ME", "US") is an acronym, not a pronoun; "mine" is not counted (a coal mine).
-pub fn wrong_voice(text: &str) -> Option<&'static str> {
+pub fn wrong_voice(text: &str) -> Option<Refusal> {
     let start = words(text).join(" ");
     let acronym = |x: &&str| x.len() > 1 && x.chars().all(|c| !c.is_lowercase());
     let w = words(
@@ -125,9 +118,9 @@ pub fn wrong_voice(text: &str) -> Option<&'static str> {
         .any(|o| start == *o || start.starts_with(&format!("{o} ")));
     let has = |list: &[&str]| w.iter().any(|x| list.contains(&x.as_str()));
     if opener || has(SECOND_PERSON) {
-        Some(ASSISTANT_VOICE)
+        Some(Refusal::AssistantVoice)
     } else if has(FIRST_PERSON_WORDS) {
-        Some(FIRST_PERSON)
+        Some(Refusal::FirstPerson)
     } else {
         None
     }
@@ -142,10 +135,10 @@ fn starts_with_user(text: &str) -> bool {
 
 /// Rule 3: a fact needs at least one content word and must start with "User"/"User's" or hold
 /// [`MIN_CONTENT_WORDS`] content words ("Guinea pig" is refused, "User is coeliac" passes).
-pub fn fact_fragment(text: &str) -> Option<&'static str> {
+pub fn fact_fragment(text: &str) -> Option<Refusal> {
     let n = content(text).len();
     let ok = n >= MIN_CONTENT_WORDS || (n >= 1 && starts_with_user(text));
-    (!ok).then_some(FRAGMENT)
+    (!ok).then_some(Refusal::Fragment)
 }
 
 /// The capitalised words of `text` ("Sam", "Lisbon"), possessive cut, except "User" and "I".
@@ -162,13 +155,13 @@ fn names(text: &str) -> Vec<String> {
 
 /// Rule 4: a name in the candidate that the assistant used and the user never typed ("I'm Sam,
 /// your assistant" → "User's name is Sam").
-pub fn about_assistant(text: &str, cx: &Context) -> Option<&'static str> {
+pub fn about_assistant(text: &str, cx: &Context) -> Option<Refusal> {
     let said: HashSet<String> = names(cx.assistant_text).into_iter().collect();
     let typed: HashSet<String> = words(cx.user_text).into_iter().collect();
     names(text)
         .iter()
         .any(|n| said.contains(n) && !typed.contains(&n.to_lowercase()))
-        .then_some(ABOUT_ASSISTANT)
+        .then_some(Refusal::AboutAssistant)
 }
 
 /// Words of the fact's frame, not its substance: "User's name is Nadia" is grounded by "I'm
@@ -185,7 +178,7 @@ fn substance(text: &str) -> Vec<String> {
 /// Rule 5: the text appears word for word in an example (and not all its content words were
 /// typed by the user), or [`MAX_FROM_EXAMPLES`] of its content words (frame words aside) occur
 /// only in the examples.
-pub fn example_copy(text: &str, cx: &Context) -> Option<&'static str> {
+pub fn example_copy(text: &str, cx: &Context) -> Option<Refusal> {
     let mine = substance(text);
     if mine.is_empty() {
         return None;
@@ -204,17 +197,17 @@ pub fn example_copy(text: &str, cx: &Context) -> Option<&'static str> {
         .count();
     let copied =
         (verbatim && !all_typed) || only_shown as f32 >= MAX_FROM_EXAMPLES * mine.len() as f32;
-    copied.then_some(EXAMPLE_COPY)
+    copied.then_some(Refusal::ExampleCopy)
 }
 
 /// Rule 6: at least [`MIN_GROUNDED`] of the fact's content words ("user" and the frame words
 /// never count) occur in what the user typed.
-pub fn ungrounded(text: &str, user_text: &str) -> Option<&'static str> {
+pub fn ungrounded(text: &str, user_text: &str) -> Option<Refusal> {
     let mine = substance(text);
     let typed = content_words(user_text);
     let found = mine.iter().filter(|w| occurs_in(w, &typed)).count();
     let grounded = !mine.is_empty() && found as f32 >= MIN_GROUNDED * mine.len() as f32;
-    (!grounded).then_some(UNGROUNDED)
+    (!grounded).then_some(Refusal::Ungrounded)
 }
 
 /// The proper nouns (capitalised words after the first) and numbers of `text`, lower-cased.

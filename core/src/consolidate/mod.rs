@@ -195,10 +195,7 @@ pub fn run<'g>(
     report.logs_not_read = logs
         .passed_over
         .iter()
-        .map(|p| Skipped {
-            text: p.file.clone(),
-            why: p.why.to_string(),
-        })
+        .map(|p| Skipped::because(p.file.clone(), p.why.to_string()))
         .collect();
     report.lines_skipped = sessions.iter().map(|s| s.skipped).sum();
 
@@ -225,6 +222,7 @@ pub fn run<'g>(
     report.model = model.usage.clone();
     pass.store.write(|fresh: &mut Snapshot| {
         apply(pass, fresh, changes, &g.read_to, &summarised, &mut report);
+        report.count_refusals();
         report.duration_ms = (pass.elapsed)().as_secs_f64() * 1e3;
         fresh.state.last_pass = Some(PassSummary::of(&report, pass.now, &pass.pass_id));
         Ok::<_, StoreError>(())
@@ -327,9 +325,10 @@ fn summarise_due(
         let text = match summarise(s, model, &cx)? {
             Ok(text) => Some(text),
             Err((text, why)) => {
-                report.skipped.push(Skipped {
-                    text: text.unwrap_or_else(|| format!("summary of session {}", s.id)),
-                    why: why.into(),
+                let text = text.unwrap_or_else(|| format!("summary of session {}", s.id));
+                report.skipped.push(match why {
+                    Why::Refused(r) => Skipped::refused(text, r),
+                    Why::Other(why) => Skipped::because(text, why),
                 });
                 episodic::by_rule(s).filter(|t| guard::refuse_summary(t, &cx).is_none())
             }
@@ -362,10 +361,10 @@ fn free_candidates(
         EXTRACT_TOKENS,
     )?;
     Ok(parse::candidates(&reply.text).unwrap_or_else(|| {
-        report.skipped.push(Skipped {
-            text: reply.text.chars().take(80).collect(),
-            why: "unreadable model reply".into(),
-        });
+        report.skipped.push(Skipped::because(
+            reply.text.chars().take(80).collect::<String>(),
+            "unreadable model reply",
+        ));
         Vec::new()
     }))
 }
@@ -440,8 +439,11 @@ fn consider(
     if plan::is_meta(&c.text) {
         return skip("reads as an instruction, not a fact about the user");
     }
-    if let Some(why) = guard::refuse_fact(&c.text, cx) {
-        return skip(why);
+    if let Some(refusal) = guard::refuse_fact(&c.text, cx) {
+        return Planned::Refused {
+            text: c.text.clone(),
+            refusal,
+        };
     }
     let planned_texts = earlier.iter().filter_map(|ch| match &ch.planned {
         Planned::Add { text, .. } | Planned::Update { text, .. } => Some(text.as_str()),
@@ -511,7 +513,10 @@ fn target(p: &Planned) -> Option<&str> {
         Planned::Update { target, .. }
         | Planned::Delete { target }
         | Planned::Propose { target, .. } => Some(target),
-        Planned::Add { .. } | Planned::Skip { .. } | Planned::Known { .. } => None,
+        Planned::Add { .. }
+        | Planned::Skip { .. }
+        | Planned::Refused { .. }
+        | Planned::Known { .. } => None,
     }
 }
 
@@ -568,8 +573,14 @@ fn typed_text(s: &Session) -> String {
         .collect()
 }
 
+/// Why a summary was refused: a guard, or another reason.
+enum Why {
+    Refused(guard::Refusal),
+    Other(&'static str),
+}
+
 /// A refused summary: its text when there was one, and why.
-type Refused = (Option<String>, &'static str);
+type Refused = (Option<String>, Why);
 
 /// The session's one-line summary, or why there is none.
 fn summarise(
@@ -585,16 +596,16 @@ fn summarise(
         SUMMARY_TOKENS,
     )?;
     let Some(text) = parse::summary(&reply.text) else {
-        return Ok(Err((None, "unreadable model reply")));
+        return Ok(Err((None, Why::Other("unreadable model reply"))));
     };
     if plan::is_meta(&text) {
         return Ok(Err((
             Some(text),
-            "reads as an instruction, not what the user did",
+            Why::Other("reads as an instruction, not what the user did"),
         )));
     }
     Ok(match guard::refuse_summary(&text, cx) {
-        Some(why) => Err((Some(text), why)),
+        Some(refusal) => Err((Some(text), Why::Refused(refusal))),
         None => Ok(text),
     })
 }

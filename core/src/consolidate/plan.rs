@@ -63,6 +63,11 @@ pub enum Planned {
         text: String,
         why: String,
     },
+    /// Refused by a guard (`consolidate::guard`).
+    Refused {
+        text: String,
+        refusal: super::guard::Refusal,
+    },
     /// Skipped as already in memory as `target`: the user's words it came from join the
     /// target's evidence (a synth fact's, newest kept).
     Known {

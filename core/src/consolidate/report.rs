@@ -1,10 +1,13 @@
 //! What a pass did, as one serde type: the child prints it, the daemon reads it back, the API
 //! answers it, jobs record its counts, and `state.json` keeps its summary (counts, no fact text).
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 pub use crate::pass_summary::{Counts, PassSummary, Status};
+pub use crate::refusal::{Refusal, RefusalCounts};
 
 /// A record or proposal a pass touched.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -27,6 +30,29 @@ impl Touched {
 pub struct Skipped {
     pub text: String,
     pub why: String,
+    /// The guard that refused it, when one did (`why` is then its text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Refusal>,
+}
+
+impl Skipped {
+    /// Skipped for a reason no guard gave.
+    pub fn because(text: impl Into<String>, why: impl Into<String>) -> Skipped {
+        Skipped {
+            text: text.into(),
+            why: why.into(),
+            refusal: None,
+        }
+    }
+
+    /// Refused by a guard.
+    pub fn refused(text: impl Into<String>, refusal: Refusal) -> Skipped {
+        Skipped {
+            text: text.into(),
+            why: refusal.as_str().into(),
+            refusal: Some(refusal),
+        }
+    }
 }
 
 /// Time and tokens spent in the model.
@@ -64,6 +90,9 @@ pub struct Report {
     pub archived: Vec<Touched>,
     #[serde(default)]
     pub skipped: Vec<Skipped>,
+    /// Of `skipped`, how many each guard refused (see [`Report::count_refusals`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub refusals: RefusalCounts,
     #[serde(default)]
     pub sessions_read: usize,
     #[serde(default)]
@@ -91,6 +120,14 @@ impl Report {
         Report::with_status(Status::Error, Some(reason.into()))
     }
 
+    /// Count the guards' refusals among `skipped` into `refusals`.
+    pub fn count_refusals(&mut self) {
+        self.refusals.clear();
+        for r in self.skipped.iter().filter_map(|s| s.refusal) {
+            *self.refusals.entry(r).or_default() += 1;
+        }
+    }
+
     /// The counts of what it changed.
     pub fn counts(&self) -> Counts {
         Counts {
@@ -113,6 +150,7 @@ impl PassSummary {
             counts: report.counts(),
             archived: report.archived.len(),
             skipped: report.skipped.len(),
+            refusals: report.refusals.clone(),
             model_ms: report.model.prompt_ms + report.model.gen_ms,
             duration_ms: report.duration_ms,
         }

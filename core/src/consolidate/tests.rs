@@ -241,8 +241,15 @@ fn ungrounded_and_instruction_candidates_are_dropped() {
     );
     let whys: Vec<&str> = r.skipped.iter().map(|s| s.why.as_str()).collect();
     assert!(
-        whys.contains(&guard::EXAMPLE_COPY),
+        whys.contains(&guard::Refusal::ExampleCopy.as_str()),
         "the prompt's example, not the user: {whys:?}"
+    );
+    // The report counts the guard's refusals by kind; other skips are not refusals.
+    assert_eq!(
+        r.refusals,
+        [(guard::Refusal::ExampleCopy, 1)].into_iter().collect(),
+        "{:?}",
+        r.skipped
     );
     assert!(
         whys.contains(&"reads as an instruction, not a fact about the user"),

@@ -1,7 +1,7 @@
-//! The inputs of the fuzz targets: seeds from `tests/fuzz-corpus/<target>/` changed by a few
-//! mutations (bit flips, interesting bytes, numbers and strings swapped for edge cases, cuts,
-//! splices of two seeds, duplicated lines), plus random bytes and random JSON-ish token soup.
-//! Each mutation is a value proptest can shrink, so a failure comes back as a small edit.
+//! The inputs of the core fuzz targets: seeds from `tests/fuzz-corpus/<target>/` changed by a few
+//! mutations of the shared mutator (tests/src/fuzz_mutate.rs) with these targets' tokens, plus
+//! random bytes and random JSON-ish token soup. Each mutation is a value proptest can shrink, so
+//! a failure comes back as a small edit.
 
 use std::fmt;
 use std::path::Path;
@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use proptest::collection::vec;
 use proptest::prelude::*;
-use proptest::sample::{Index, select};
+use proptest::sample::select;
+
+use crate::fuzz_mutate::{Tokens, expand, mutation};
 use proptest::test_runner::{Config, FileFailurePersistence};
 
 /// The proptest config of every target: `PROPTEST_CASES` and the other `PROPTEST_*` variables
@@ -106,7 +108,7 @@ pub fn mutants(corpus: Arc<Corpus>, only: Option<usize>) -> BoxedStrategy<Bytes>
         .prop_map(move |(i, mutations)| {
             let mut bytes = corpus.seeds[i].clone();
             for m in &mutations {
-                m.apply(&mut bytes, &corpus.seeds);
+                m.apply(&mut bytes, &corpus.seeds, &TOKENS);
             }
             Bytes(bytes)
         })
@@ -125,239 +127,12 @@ pub fn soup() -> BoxedStrategy<Bytes> {
         .boxed()
 }
 
-/// One change to an input. Positions are `Index`es, so they fit any length and shrink well.
-#[derive(Debug, Clone)]
-pub enum Mutation {
-    FlipBit(Index, u8),
-    InsertToken(Index, Index),
-    InsertByte(Index, u8),
-    Delete(Index, usize),
-    Truncate(Index),
-    /// Keep the input up to a point, then continue with another seed from a point.
-    Splice(Index, Index, Index),
-    DuplicateLine(Index),
-    DeleteLine(Index),
-    SwapLines(Index, Index),
-    ReplaceNumber(Index, Index),
-    ReplaceString(Index, Index),
-    /// Overwrite bytes with an edge-case little-endian integer (for binary formats).
-    OverwriteInt(Index, Index, Index),
-    /// Repeat a short stretch many times (deep nesting, long runs).
-    Repeat(Index, usize, usize),
-}
-
-pub fn mutation() -> impl Strategy<Value = Mutation> {
-    let i = any::<Index>;
-    prop_oneof![
-        2 => (i(), 0u8..8).prop_map(|(a, b)| Mutation::FlipBit(a, b)),
-        3 => (i(), i()).prop_map(|(a, t)| Mutation::InsertToken(a, t)),
-        1 => (i(), any::<u8>()).prop_map(|(a, b)| Mutation::InsertByte(a, b)),
-        1 => (i(), 1usize..32).prop_map(|(a, n)| Mutation::Delete(a, n)),
-        1 => i().prop_map(Mutation::Truncate),
-        1 => (i(), i(), i()).prop_map(|(a, s, b)| Mutation::Splice(a, s, b)),
-        1 => i().prop_map(Mutation::DuplicateLine),
-        1 => i().prop_map(Mutation::DeleteLine),
-        1 => (i(), i()).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
-        3 => (i(), i()).prop_map(|(a, t)| Mutation::ReplaceNumber(a, t)),
-        3 => (i(), i()).prop_map(|(a, t)| Mutation::ReplaceString(a, t)),
-        1 => (i(), i(), i()).prop_map(|(a, t, w)| Mutation::OverwriteInt(a, t, w)),
-        1 => (i(), 1usize..8, 2usize..200).prop_map(|(a, n, k)| Mutation::Repeat(a, n, k)),
-    ]
-}
-
-impl Mutation {
-    pub fn apply(&self, b: &mut Vec<u8>, seeds: &[Vec<u8>]) {
-        let at = |i: &Index, b: &Vec<u8>| i.index(b.len() + 1);
-        match self {
-            Mutation::FlipBit(i, bit) => {
-                if !b.is_empty() {
-                    let p = i.index(b.len());
-                    b[p] ^= 1 << bit;
-                }
-            }
-            Mutation::InsertToken(i, t) => {
-                let p = at(i, b);
-                b.splice(p..p, t.get(INSERTS).iter().copied());
-            }
-            Mutation::InsertByte(i, byte) => {
-                let p = at(i, b);
-                b.insert(p, *byte);
-            }
-            Mutation::Delete(i, n) => {
-                let p = at(i, b);
-                let end = (p + n).min(b.len());
-                b.drain(p..end);
-            }
-            Mutation::Truncate(i) => {
-                let p = at(i, b);
-                b.truncate(p);
-            }
-            Mutation::Splice(i, s, j) => {
-                if seeds.is_empty() {
-                    return;
-                }
-                let other = s.get(seeds);
-                let p = at(i, b);
-                let q = j.index(other.len() + 1);
-                b.truncate(p);
-                b.extend_from_slice(&other[q..]);
-            }
-            Mutation::DuplicateLine(i) => {
-                let lines = lines(b);
-                let (s, e) = lines[i.index(lines.len())];
-                let mut line = b[s..e].to_vec();
-                if !line.ends_with(b"\n") {
-                    line.insert(0, b'\n');
-                }
-                b.splice(e..e, line);
-            }
-            Mutation::DeleteLine(i) => {
-                let lines = lines(b);
-                let (s, e) = lines[i.index(lines.len())];
-                b.drain(s..e);
-            }
-            Mutation::SwapLines(i, j) => {
-                let lines = lines(b);
-                let (x, y) = (i.index(lines.len()), j.index(lines.len()));
-                let (x, y) = (x.min(y), x.max(y));
-                if x != y {
-                    let mut pieces: Vec<Vec<u8>> =
-                        lines.iter().map(|&(s, e)| b[s..e].to_vec()).collect();
-                    pieces.swap(x, y);
-                    *b = pieces.concat();
-                }
-            }
-            Mutation::ReplaceNumber(i, t) => {
-                let token = NUMBERS[t.index(NUMBERS.len())].as_bytes();
-                let spans = numbers(b);
-                if spans.is_empty() {
-                    let p = at(i, b);
-                    b.splice(p..p, token.iter().copied());
-                } else {
-                    let (s, e) = spans[i.index(spans.len())];
-                    b.splice(s..e, token.iter().copied());
-                }
-            }
-            Mutation::ReplaceString(i, t) => {
-                let token = expand(STRINGS[t.index(STRINGS.len())]);
-                let spans = strings(b);
-                if spans.is_empty() {
-                    let p = at(i, b);
-                    b.splice(p..p, format!("\"{token}\"").into_bytes());
-                } else {
-                    let (s, e) = spans[i.index(spans.len())];
-                    b.splice(s..e, token.into_bytes());
-                }
-            }
-            Mutation::OverwriteInt(i, t, w) => {
-                let bytes = t.get(INTS).to_le_bytes();
-                let width = *w.get(&[1, 2, 4, 8]);
-                let p = at(i, b);
-                for (k, byte) in bytes[..width].iter().enumerate() {
-                    match b.get_mut(p + k) {
-                        Some(slot) => *slot = *byte,
-                        None => b.push(*byte),
-                    }
-                }
-            }
-            Mutation::Repeat(i, n, k) => {
-                let p = at(i, b);
-                let end = (p + n).min(b.len());
-                let chunk = if p < end {
-                    b[p..end].to_vec()
-                } else {
-                    b"[".to_vec()
-                };
-                let repeated = chunk.repeat(*k);
-                b.splice(p..p, repeated);
-            }
-        }
-    }
-}
-
-/// The spans of the lines of `b`, each with its `\n`; one empty span for empty input.
-fn lines(b: &[u8]) -> Vec<(usize, usize)> {
-    let mut spans = Vec::new();
-    let mut start = 0;
-    for (i, &c) in b.iter().enumerate() {
-        if c == b'\n' {
-            spans.push((start, i + 1));
-            start = i + 1;
-        }
-    }
-    if start < b.len() || spans.is_empty() {
-        spans.push((start, b.len()));
-    }
-    spans
-}
-
-/// The spans of the numbers in `b` (`-12`, `0.5`, `1e-3`; dates give several).
-fn numbers(b: &[u8]) -> Vec<(usize, usize)> {
-    let digits = |mut i: usize| {
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        i
-    };
-    let mut spans = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let signed = b[i] == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit);
-        if !(b[i].is_ascii_digit() || signed) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut end = digits(if signed { i + 1 } else { i });
-        if b.get(end) == Some(&b'.') && b.get(end + 1).is_some_and(u8::is_ascii_digit) {
-            end = digits(end + 1);
-        }
-        if matches!(b.get(end), Some(b'e' | b'E')) {
-            let mut e = end + 1;
-            if matches!(b.get(e), Some(b'+' | b'-')) {
-                e += 1;
-            }
-            if b.get(e).is_some_and(u8::is_ascii_digit) {
-                end = digits(e);
-            }
-        }
-        spans.push((start, end));
-        i = end;
-    }
-    spans
-}
-
-/// The spans of the contents of the JSON strings in `b` (between the quotes).
-fn strings(b: &[u8]) -> Vec<(usize, usize)> {
-    let mut spans = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'"' {
-            i += 1;
-            continue;
-        }
-        let start = i + 1;
-        let mut j = start;
-        while j < b.len() && b[j] != b'"' {
-            j += if b[j] == b'\\' { 2 } else { 1 };
-        }
-        if j >= b.len() {
-            break;
-        }
-        spans.push((start, j));
-        i = j + 1;
-    }
-    spans
-}
-
-/// A string token as JSON string content; `<long>` is a fact over the 500-character limit.
-fn expand(token: &str) -> String {
-    match token {
-        "<long>" => "x ".repeat(300),
-        "<deep>" => "[".repeat(200),
-        other => other.to_string(),
-    }
-}
+/// The tokens of these targets' mutations.
+pub const TOKENS: Tokens = Tokens {
+    inserts: INSERTS,
+    numbers: NUMBERS,
+    strings: STRINGS,
+};
 
 /// Bytes worth inserting: structure, line ends, NUL, invalid or tricky UTF-8, escapes.
 const INSERTS: &[&[u8]] = &[
@@ -510,20 +285,4 @@ const STRINGS: &[&str] = &[
     "1e400",
     "NaN",
     "inf",
-];
-
-/// Integers to overwrite binary fields with.
-const INTS: &[u64] = &[
-    0,
-    1,
-    0xff,
-    0x100,
-    0xffff,
-    0x1_0000,
-    0x7fff_ffff,
-    0xffff_ffff,
-    0x4000_0000,
-    0x7f80_0000,
-    0x7fc0_0000,
-    u64::MAX,
 ];

@@ -60,16 +60,15 @@ pub struct ChatWorker {
 pub struct Turn {
     guard: Option<OwnedMutexGuard<Option<Worker>>>,
     finished: bool,
+    /// The worker has sent this turn's first text (logged once: the reply is under way).
+    replying: bool,
     last_used: Arc<Mutex<Instant>>,
     tasks: Arc<ChatTasks>,
 }
 
 impl ChatWorker {
     pub fn new(exe: PathBuf) -> ChatWorker {
-        let idle = std::env::var("LOCALM_CHAT_IDLE")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .map_or(IDLE, Duration::from_secs);
+        let idle = crate::config::chat_idle(IDLE);
         ChatWorker {
             exe,
             slot: Arc::new(tokio::sync::Mutex::new(None)),
@@ -113,6 +112,7 @@ impl ChatWorker {
         Ok(Turn {
             guard: Some(guard),
             finished: false,
+            replying: false,
             last_used: Arc::clone(&self.last_used),
             tasks: Arc::clone(&self.tasks),
         })
@@ -209,6 +209,10 @@ impl Turn {
                 return Some(Err(ChatFailure::Crashed(status)));
             }
         };
+        if !self.replying && matches!(event, Ok(Event::Text(_))) {
+            self.replying = true;
+            tracing::debug!("chat worker {}: replying", worker.child.id().unwrap_or(0));
+        }
         if matches!(
             event,
             Ok(Event::Done { .. } | Event::Error(_) | Event::TooLong(_)) | Err(_)

@@ -41,9 +41,9 @@ fn agent(start: Duration) -> ureq::Agent {
 }
 
 fn with_key<B>(req: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
-    match std::env::var("LOCALM_CHAT_UPSTREAM_KEY") {
-        Ok(key) => req.header("authorization", format!("Bearer {}", key.trim())),
-        Err(_) => req,
+    match crate::config::chat_upstream_key() {
+        Some(key) => req.header("authorization", format!("Bearer {key}")),
+        None => req,
     }
 }
 

@@ -98,6 +98,7 @@ fn reply(
         temperature: request.temperature,
         top_p: request.top_p,
         seed: request.seed,
+        grammar: request.grammar.as_deref(),
     };
     // Text is held back while it could still be the start of a stop string.
     let hold = request.stop.iter().map(|s| s.len()).max().unwrap_or(1) - 1;
@@ -108,9 +109,9 @@ fn reply(
     let result = llama.chat(
         &fitted.messages,
         &sampling,
-        request.grammar.as_deref(),
         fitted.max_tokens as usize,
         n_ctx,
+        cancel,
         &mut |piece| {
             text.push_str(piece);
             let (upto, done) = match cut_at_stop(&text[sent..], &request.stop) {

@@ -2,6 +2,7 @@
 //! deleted, proposed and skipped, and why.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::Context as _;
 use chrono::Utc;
@@ -14,16 +15,16 @@ use super::Context;
 use super::output::{self, print};
 use crate::backfill;
 use crate::exit::{Code, coded};
-use crate::models::llama::CANCEL;
 use crate::models::{self, llama::Llama};
 
 pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
     // SIGTERM (the daemon stopping, or a user) abandons the model work at the next prompt chunk
     // or token: the pass then fails before its write, and the store is untouched. A SIGTERM that
     // lands during the write itself is noticed by nobody, so the write completes.
-    signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&CANCEL))
+    let cancel = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&cancel))
         .context("cannot install the SIGTERM handler")?;
-    match pass(ctx) {
+    match pass(ctx, cancel) {
         Ok(report) => {
             if as_json {
                 output::json(&report);
@@ -44,24 +45,19 @@ pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
 /// How the pass finds candidate facts: the hidden `LOCALM_EXTRACTION` (`rewrite`, the default;
 /// `rule`; `free`), so `scripts/bench quality` can measure the alternatives on one binary.
 pub fn extraction() -> anyhow::Result<Extraction> {
-    match std::env::var("LOCALM_EXTRACTION") {
-        Ok(v) if !v.is_empty() => Extraction::parse(&v).ok_or_else(|| {
-            coded(
-                Code::Usage,
-                format!("LOCALM_EXTRACTION must be rewrite, rule or free, not {v:?}"),
-            )
-        }),
-        _ => Ok(Extraction::default()),
-    }
+    crate::config::extraction().map_err(|e| coded(Code::Usage, e))
 }
 
-/// One pass now, with the installed model and embedder; then embed up to 64 new facts.
-pub fn pass(ctx: &Context) -> anyhow::Result<Report> {
+/// One pass now, with the installed model (its calls cancelled once `cancel` is set) and
+/// embedder; then embed up to 64 new facts.
+pub fn pass(ctx: &Context, cancel: Arc<AtomicBool>) -> anyhow::Result<Report> {
     let started = std::time::Instant::now();
     let store = Store::new(&ctx.data_dir, "chat", "localm memory consolidate");
     let model_path = models::llm_path(&ctx.data_dir, &ctx.settings);
     let load: LoadGenerator = Box::new(move || match model_path {
-        Some(p) => Llama::load(&p, None).map(|l| Box::new(l) as Box<dyn Generator>),
+        Some(p) => {
+            Llama::load(&p, None).map(|l| Box::new(l.cancelled_by(cancel)) as Box<dyn Generator>)
+        }
         None => Err(EngineError(
             "no language model installed: run `localm setup-model`".into(),
         )),
@@ -158,5 +154,40 @@ fn human(r: &Report) -> String {
     } else {
         out.push_str(&output::table(&["WHAT", "ID", "TEXT"], &rows));
     }
+    if !r.refusals.is_empty() {
+        let kinds: Vec<String> = r
+            .refusals
+            .iter()
+            .map(|(refusal, n)| format!("{n} {refusal}"))
+            .collect();
+        out.push_str(&format!("refused by the guards: {}\n", kinds.join("; ")));
+    }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use localm_core::consolidate::report::{Refusal, Skipped};
+
+    use super::*;
+
+    #[test]
+    fn the_guards_refusals_are_counted_by_kind() {
+        let mut r = Report::with_status(Status::Ok, None);
+        r.skipped = vec![
+            Skipped::refused("User user user user", Refusal::Loop),
+            Skipped::refused("User is user is user is", Refusal::Loop),
+            Skipped::refused("Sure, here you go", Refusal::AssistantVoice),
+            Skipped::because("User likes tea", "already known"),
+        ];
+        r.count_refusals();
+        let out = human(&r);
+        assert!(
+            out.contains(
+                "refused by the guards: 2 a repetition loop; 1 written in the assistant's voice\n"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("User likes tea (already known)"), "{out}");
+    }
 }

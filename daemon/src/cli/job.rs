@@ -140,7 +140,7 @@ pub fn run(ctx: &Context, cmd: JobCommand) -> anyhow::Result<()> {
                 .get(&name)
                 .map_err(job_err)?;
             let started_at = Utc::now();
-            let result = consolidate::pass(ctx);
+            let result = consolidate::pass(ctx, Default::default());
             let finished_at = Utc::now();
             let outcome = match &result {
                 Ok(r) => RunOutcome::from_report("manual", started_at, finished_at, r),

@@ -210,7 +210,7 @@ impl Context {
     fn resolve(global: &Global) -> anyhow::Result<Context> {
         let data_dir = paths::data_dir(global.data_dir.clone())?;
         let settings = Settings::load(&data_dir)?;
-        let env_mode = std::env::var("LOCALM_MODE").ok();
+        let env_mode = crate::config::mode_env();
         let mode = resolve_mode(global.mode.map(Mode::from), env_mode.as_deref(), &settings)?;
         Ok(Context {
             data_dir,
@@ -255,7 +255,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Mcp(args) => {
             crate::service::init_logging(0);
             let ctx = Context::resolve(&cli.global)?;
-            crate::mcp::main(crate::mcp::Options {
+            crate::mcp::main(crate::mcp::McpOptions {
                 data_dir: ctx.data_dir,
                 mode_flag: cli.global.mode.map(Mode::from),
                 tools: crate::mcp::Tools {

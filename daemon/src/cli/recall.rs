@@ -13,12 +13,12 @@ use super::Context;
 use super::output::{self, print};
 use crate::backfill;
 use crate::exit::{Code, coded};
-use crate::models::{self, embedder::Bert};
+use crate::models::{self, embedder::BertEmbedder};
 use crate::recall::{Answer, from_store, query_for};
 
 /// The installed embedder, if any; one that fails to load is reported and treated as absent
 /// (recall degrades to `no_embedder`).
-pub fn load_embedder(ctx: &Context) -> Option<Bert> {
+pub fn load_embedder(ctx: &Context) -> Option<BertEmbedder> {
     models::load_embedder(&ctx.data_dir, &ctx.settings).unwrap_or_else(|e| {
         eprintln!("localm: warning: {e:#}; recall is lexical only");
         None
@@ -39,7 +39,7 @@ pub fn run_recall(
     let answer = match query_for(&ctx.settings, ctx.mode, &messages, Agent::Chat) {
         Err(why) => {
             eprintln!("localm: {why}: a chat turn gets no recall");
-            Answer::skipped(why)
+            Answer::skipped(why.to_string())
         }
         Ok(query) => {
             let read = from_store(store, &query, || load_embedder(ctx).map(Arc::new), explain)
@@ -141,7 +141,7 @@ pub fn run_backfill(ctx: &Context, store: &Store, limit: Option<usize>) -> anyho
             "no embedding model installed: run `localm setup-embeddings` first",
         )
     })?;
-    let bert = Bert::load(&path)?;
+    let bert = BertEmbedder::load(&path)?;
     let swept = backfill::sweep(
         store,
         &bert,

@@ -14,8 +14,8 @@ use localm_core::store::Store;
 use super::Context;
 use super::output::print;
 use crate::backfill;
-use crate::models::bert::BertEmbedder;
-use crate::models::{self, DEFAULT_EMBEDDER, embedder::Bert};
+use crate::models::bert::Bert;
+use crate::models::{self, DEFAULT_EMBEDDER, embedder::BertEmbedder};
 
 /// The repository the default model is downloaded from.
 const DEFAULT_REPO: &str = "BAAI/bge-small-en-v1.5";
@@ -44,7 +44,7 @@ pub fn embeddings(ctx: &Context, from: Option<&Path>) -> anyhow::Result<()> {
                 .ok()
                 .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
                 .unwrap_or_else(|| DEFAULT_EMBEDDER.to_string());
-            BertEmbedder::validate_dir(src)
+            Bert::validate_dir(src)
                 .with_context(|| format!("{} is not a usable embedding model", src.display()))?;
             let staged = staging(&root, &name)?;
             copy_model(src, &staged)?;
@@ -60,7 +60,7 @@ pub fn embeddings(ctx: &Context, from: Option<&Path>) -> anyhow::Result<()> {
         }
     };
     // Check the copy loads and runs before it replaces anything.
-    let check = Bert::load(&staged).and_then(|b| {
+    let check = BertEmbedder::load(&staged).and_then(|b| {
         b.embed(&["hello"])
             .map_err(|e| anyhow::anyhow!("the model loads but does not run: {e}"))?;
         Ok(b)
@@ -80,7 +80,7 @@ pub fn embeddings(ctx: &Context, from: Option<&Path>) -> anyhow::Result<()> {
     settings
         .save(&ctx.data_dir)
         .context("while saving settings.json")?;
-    let bert = Bert::load(&dest)?;
+    let bert = BertEmbedder::load(&dest)?;
     print(&format!(
         "installed {} ({}) in {}\n",
         name,

@@ -73,7 +73,7 @@ impl Pooling {
 }
 
 /// A loaded sentence-transformers BERT model with its tokenizer.
-pub struct BertEmbedder {
+pub struct Bert {
     model: BertModel,
     tokenizer: Tokenizer,
     pooling: Pooling,
@@ -215,7 +215,7 @@ fn tokenizer_error(path: &Path, e: impl std::fmt::Display) -> BertError {
     BertError::Tokenizer(format!("{}: {e}", path.display()))
 }
 
-impl BertEmbedder {
+impl Bert {
     /// Validate a model folder without loading weights: which of config.json, model.safetensors,
     /// tokenizer.json are missing, config parse, pooling config. Returns the pooling that will be used.
     pub fn validate_dir(dir: &Path) -> Result<Pooling, BertError> {
@@ -393,12 +393,12 @@ mod tests {
     #[test]
     fn embedder_is_send_and_sync() {
         fn check<T: Send + Sync>() {}
-        check::<BertEmbedder>();
+        check::<Bert>();
     }
 
     #[test]
     fn missing_dir_is_reported() {
-        let err = BertEmbedder::validate_dir(Path::new("/nonexistent/model/dir"));
+        let err = Bert::validate_dir(Path::new("/nonexistent/model/dir"));
         assert!(matches!(err, Err(BertError::Missing(_))));
     }
 }

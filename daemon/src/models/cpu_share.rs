@@ -3,8 +3,10 @@
 //! which is what makes two threads fast on an idle laptop and what makes them collapse when
 //! another process holds a core (a spinning thread waits for one that is not running). So a
 //! call runs on as many threads as there are free cores, at least one: tok/s then falls with the
-//! CPU share, not tenfold (README, Performance).
+//! CPU share, not tenfold (README, Performance). The thread policy of every model call is here:
+//! [`Threads`] (a fixed count, or the free cores up to the physical ones).
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// A window shorter than this says little at 100 ticks a second; the decision is kept instead.
@@ -130,6 +132,64 @@ impl CpuShare {
             "llama: cores other processes use, and threads for this call"
         );
         n
+    }
+}
+
+/// How many threads each model call uses.
+#[derive(Debug)]
+pub enum Threads {
+    /// Always this many (`--threads`, or a test).
+    Fixed(usize),
+    /// As many as there are cores other processes leave free, at most the physical cores.
+    Share(Mutex<CpuShare>),
+}
+
+impl Threads {
+    /// `Some(n)` (n > 0) → always `n`; `None` → each call's share of the free cores, at most
+    /// [`physical_cores`].
+    pub fn new(fixed: Option<usize>) -> Threads {
+        match fixed.filter(|&n| n > 0) {
+            Some(n) => Threads::Fixed(n),
+            None => Threads::Share(Mutex::new(CpuShare::new(physical_cores()))),
+        }
+    }
+
+    /// Threads for the call about to start.
+    pub fn now(&self) -> usize {
+        match self {
+            Threads::Fixed(n) => *n,
+            Threads::Share(share) => share
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .threads(),
+        }
+    }
+}
+
+/// Number of physical cores (Linux: distinct (physical id, core id) pairs), else logical CPUs.
+pub fn physical_cores() -> usize {
+    let logical = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+        return logical;
+    };
+    let mut cores = std::collections::HashSet::new();
+    let mut physical = "";
+    for line in info.lines() {
+        let mut parts = line.splitn(2, ':');
+        let key = parts.next().unwrap_or("").trim();
+        let value = parts.next().unwrap_or("").trim();
+        match key {
+            "physical id" => physical = value,
+            "core id" => {
+                cores.insert((physical, value));
+            }
+            _ => {}
+        }
+    }
+    if cores.is_empty() {
+        logical
+    } else {
+        cores.len().min(logical)
     }
 }
 

@@ -5,20 +5,20 @@ use std::path::Path;
 use anyhow::Context as _;
 use localm_core::engine::{Embedder, EngineError};
 
-use super::bert::BertEmbedder;
+use super::bert::Bert;
 
 /// A loaded sentence-transformers model.
-pub struct Bert(BertEmbedder);
+pub struct BertEmbedder(Bert);
 
-impl Bert {
-    pub fn load(dir: &Path) -> anyhow::Result<Bert> {
-        let model = BertEmbedder::load(dir)
+impl BertEmbedder {
+    pub fn load(dir: &Path) -> anyhow::Result<BertEmbedder> {
+        let model = Bert::load(dir)
             .with_context(|| format!("while loading the embedding model in {}", dir.display()))?;
-        Ok(Bert(model))
+        Ok(BertEmbedder(model))
     }
 }
 
-impl Embedder for Bert {
+impl Embedder for BertEmbedder {
     fn id(&self) -> &str {
         self.0.id()
     }

@@ -1,47 +1,40 @@
-//! core's `Generator` on llama.cpp (llama-cpp-2): load a GGUF, apply its chat template, sample
-//! greedily under a GBNF grammar, bounded in tokens and time; and the one GGUF file check.
+//! core's `Generator` on llama.cpp (llama-cpp-2): load a GGUF, apply its chat template, decode
+//! the prompt past what the warm context holds ([`warm`]), then sample ([`sampling`]: greedily
+//! under a GBNF grammar for passes, a chat reply's chain for chat), bounded in tokens and time,
+//! and stopped by the caller's cancel flag. The GGUF check is [`gguf`]; the thread count each
+//! call uses is [`super::cpu_share`]'s.
 //!
 //! llama.cpp is compiled into the binary (CPU only). Its own logging is switched off by default;
 //! set `LOCALM_LLAMA_LOG=1` before the first [`Llama::load`] to forward it to `tracing`
 //! (targets `llama.cpp` / `ggml`) instead.
 //!
-//! Sampling is greedy (deterministic). Without a grammar, [`LlamaSampler::sample`] on a greedy
-//! sampler picks the token (`sample` already accepts it; never call `accept` after `sample`).
-//! With a grammar, the grammar sampler is applied to the argmax first and to the whole
-//! vocabulary only if the argmax is rejected, and then accepted exactly once per token via
-//! `try_accept` (llama.cpp exceptions become errors, double accepts cannot happen).
-//!
-//! One context is kept warm between calls: a call whose prompt starts with the tokens the last
-//! call left in it (a pass's rewrite prompts share their instructions and examples; a chat turn
-//! extends the last one) decodes only the rest. The KV of a shared prefix is the same whichever
-//! call computed it, so reuse changes the time, not the text (a test compares the two). The
-//! context stays allocated between calls (its KV for `n_ctx` tokens: about 90 MB for
-//! SmolLM2-135M at 4,096) until the process ends or [`Llama::forget`].
-//!
 //! Caveat: llama.cpp aborts the whole process on internal assertions it considers impossible;
 //! run generation in a child process if that matters.
 
-use std::num::NonZeroU32;
+mod gguf;
+mod sampling;
+mod warm;
+
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use llama_cpp_2::context::LlamaContext;
-use llama_cpp_2::context::params::LlamaContextParams;
-use llama_cpp_2::gguf::GgufContext;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
-use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
-use llama_cpp_2::token::data::LlamaTokenData;
-use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::{LogOptions, send_logs_to_tracing};
 use localm_core::engine::{EngineError, Generation, Generator, Message};
 
-use super::cpu_share::CpuShare;
+pub use gguf::{GgufError, check_gguf};
+pub use sampling::Sampling;
+
+use super::cpu_share::Threads;
+use sampling::TokenSampler;
+use warm::{Loaded, Warm, WarmSlot};
 
 /// Context size of a [`Generator`] call: a pass's prompt is about 8,000 characters of log plus a
 /// worked example.
@@ -66,21 +59,30 @@ pub enum LlamaError {
     /// The deadline passed before the prompt was processed.
     #[error("deadline passed before the prompt was processed")]
     Timeout,
-    /// [`CANCEL`] was set (the process was asked to stop): nothing is returned.
+    /// The caller's cancel flag was set (the process was asked to stop, or the client left):
+    /// nothing is returned.
     #[error("cancelled: the process was asked to stop")]
     Cancelled,
 }
 
-/// Set (by a SIGTERM handler) to abandon a generation at the next prompt chunk or token.
-/// An `Arc` so that `signal_hook::flag::register` can hold it.
-pub static CANCEL: LazyLock<Arc<AtomicBool>> = LazyLock::new(|| Arc::new(AtomicBool::new(false)));
-
-fn cancelled() -> Result<(), LlamaError> {
-    if CANCEL.load(Ordering::Relaxed) {
+/// `Err(Cancelled)` once `cancel` is set: checked at each prompt chunk and each token.
+fn check(cancel: &AtomicBool) -> Result<(), LlamaError> {
+    if cancel.load(Ordering::Relaxed) {
         Err(LlamaError::Cancelled)
     } else {
         Ok(())
     }
+}
+
+/// Why a model cannot be loaded (the path is added by [`Llama::load`]).
+#[derive(Debug, thiserror::Error)]
+enum LoadError {
+    #[error(transparent)]
+    Gguf(#[from] GgufError),
+    #[error("{0}")]
+    Backend(String),
+    #[error("llama.cpp rejected the file (truncated, corrupt or unsupported): {0}")]
+    Rejected(String),
 }
 
 /// Parameters of one generation.
@@ -94,6 +96,9 @@ pub struct GenParams<'a> {
     pub deadline: Duration,
     /// Context size (prompt + generation) in tokens.
     pub n_ctx: u32,
+    /// Set from elsewhere (a SIGTERM handler) to abandon the call at the next prompt chunk or
+    /// token with [`LlamaError::Cancelled`].
+    pub cancel: &'a AtomicBool,
 }
 
 /// Why generation stopped.
@@ -113,38 +118,18 @@ pub enum StopReason {
 pub struct Llama {
     backend: &'static LlamaBackend,
     loaded: Loaded,
-    /// The most threads a call uses.
-    n_threads: usize,
-    /// When the thread count was not given: each call's, from the cores other processes leave.
-    share: Option<Mutex<CpuShare>>,
+    /// How many threads each call uses.
+    threads: Threads,
+    /// The flag [`Generator::generate`] calls are cancelled by ([`Llama::cancelled_by`]).
+    cancel: Arc<AtomicBool>,
     name: String,
-}
-
-self_cell::self_cell!(
-    /// The model and the one context kept warm on it (a context borrows its model).
-    struct Loaded {
-        owner: LlamaModel,
-        #[not_covariant]
-        dependent: WarmSlot,
-    }
-);
-
-/// The context the last call left, when it ended cleanly.
-type WarmSlot<'m> = Mutex<Option<Warm<'m>>>;
-
-/// A context and the tokens whose KV it holds, from position 0.
-struct Warm<'m> {
-    ctx: LlamaContext<'m>,
-    n_ctx: u32,
-    n_threads: usize,
-    tokens: Vec<LlamaToken>,
 }
 
 impl std::fmt::Debug for Llama {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Llama")
             .field("name", &self.name)
-            .field("n_threads", &self.n_threads)
+            .field("threads", &self.threads)
             .finish_non_exhaustive()
     }
 }
@@ -152,104 +137,53 @@ impl std::fmt::Debug for Llama {
 /// The llama.cpp backend may be initialised only once per process.
 static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
 
-fn backend() -> Result<&'static LlamaBackend, String> {
+fn backend() -> Result<&'static LlamaBackend, LoadError> {
     BACKEND
         .get_or_init(|| {
-            let forward = std::env::var("LOCALM_LLAMA_LOG")
-                .map(|v| !v.is_empty() && v != "0")
-                .unwrap_or(false);
+            let forward = crate::config::llama_log();
             // Installed before the backend starts so that nothing reaches stderr.
             send_logs_to_tracing(LogOptions::default().with_logs_enabled(forward));
             LlamaBackend::init().map_err(|e| e.to_string())
         })
         .as_ref()
-        .map_err(Clone::clone)
-}
-
-/// Number of physical cores (Linux: distinct (physical id, core id) pairs), else logical CPUs.
-fn default_threads() -> usize {
-    let logical = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
-        return logical;
-    };
-    let mut cores = std::collections::HashSet::new();
-    let mut physical = "";
-    for line in info.lines() {
-        let mut parts = line.splitn(2, ':');
-        let key = parts.next().unwrap_or("").trim();
-        let value = parts.next().unwrap_or("").trim();
-        match key {
-            "physical id" => physical = value,
-            "core id" => {
-                cores.insert((physical, value));
-            }
-            _ => {}
-        }
-    }
-    if cores.is_empty() {
-        logical
-    } else {
-        cores.len().min(logical)
-    }
-}
-
-/// The one GGUF check, run before llama.cpp ever sees a file: a regular file that starts with the
-/// `GGUF` magic, at a UTF-8 path, whose header and metadata llama.cpp can parse (tensor data is
-/// not read: a file truncated inside it passes, and [`Llama::load`] rejects it). The error is the
-/// reason, in a few words. [`Llama::load`] and `localm setup-model --from` both run it.
-pub fn check_gguf(path: &Path) -> Result<(), String> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("not a regular file".into());
-    }
-    let mut magic = [0u8; 4];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .map_err(|e| format!("cannot read header: {e}"))?;
-    if &magic != b"GGUF" {
-        return Err("not a GGUF file (bad magic)".into());
-    }
-    if path.to_str().is_none() {
-        return Err("path is not valid UTF-8".into());
-    }
-    if GgufContext::from_file(path).is_none() {
-        return Err("corrupt GGUF header or metadata".into());
-    }
-    Ok(())
+        .map_err(|e| LoadError::Backend(e.clone()))
 }
 
 impl Llama {
-    /// Loads the GGUF at `path` (checked with [`check_gguf`] first). `n_threads` None → each
-    /// call uses as many threads as there are cores other processes leave free, at most the
-    /// physical cores ([`CpuShare`]); `Some(n)` → always `n`.
+    /// Loads the GGUF at `path` (checked with [`check_gguf`] first). `n_threads`: see
+    /// [`Threads::new`]. [`Generator::generate`] calls are cancelled by nothing until
+    /// [`Llama::cancelled_by`].
     pub fn load(path: &Path, n_threads: Option<usize>) -> Result<Self, EngineError> {
-        let load_err =
-            |reason: String| EngineError(format!("cannot load model {}: {reason}", path.display()));
-        check_gguf(path).map_err(load_err)?;
-        let backend = backend().map_err(load_err)?;
+        Self::try_load(path, n_threads)
+            .map_err(|e| EngineError(format!("cannot load model {}: {e}", path.display())))
+    }
+
+    fn try_load(path: &Path, n_threads: Option<usize>) -> Result<Self, LoadError> {
+        check_gguf(path)?;
+        let backend = backend()?;
         let params = LlamaModelParams::default().with_n_gpu_layers(0);
-        let model = LlamaModel::load_from_file(backend, path, &params).map_err(|e| {
-            load_err(format!(
-                "llama.cpp rejected the file (truncated, corrupt or unsupported): {e}"
-            ))
-        })?;
-        let loaded = Loaded::new(model, |_| Mutex::new(None));
+        let model = LlamaModel::load_from_file(backend, path, &params)
+            .map_err(|e| LoadError::Rejected(e.to_string()))?;
+        let loaded = Loaded::new(model, |_| std::sync::Mutex::new(None));
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let fixed = n_threads.filter(|&n| n > 0);
-        let n_threads = fixed.unwrap_or_else(default_threads);
         Ok(Self {
             backend,
             loaded,
-            n_threads,
-            share: fixed
-                .is_none()
-                .then(|| Mutex::new(CpuShare::new(n_threads))),
+            threads: Threads::new(n_threads),
+            cancel: Arc::default(),
             name,
         })
+    }
+
+    /// [`Generator::generate`] calls end with [`LlamaError::Cancelled`] once `cancel` is set (a
+    /// pass's SIGTERM handler sets it).
+    #[must_use]
+    pub fn cancelled_by(mut self, cancel: Arc<AtomicBool>) -> Self {
+        self.cancel = cancel;
+        self
     }
 
     /// The model's file stem.
@@ -318,67 +252,7 @@ impl Llama {
         Ok(tokens)
     }
 
-    /// Threads for the call about to start.
-    fn threads_now(&self) -> usize {
-        self.share.as_ref().map_or(self.n_threads, |share| {
-            share
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .threads()
-        })
-    }
-
-    /// A context of `n_ctx` tokens on `n_threads`: the warm one from the slot when it has both,
-    /// with the KV past the longest prefix it shares with `tokens` removed, else a new one.
-    fn context<'m>(
-        &self,
-        model: &'m LlamaModel,
-        slot: &WarmSlot<'m>,
-        n_ctx: u32,
-        n_threads: usize,
-        tokens: &[LlamaToken],
-    ) -> Result<Warm<'m>, LlamaError> {
-        let warm = slot
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take();
-        if let Some(mut warm) = warm.filter(|w| w.n_ctx == n_ctx && w.n_threads == n_threads) {
-            // At least the prompt's last token is decoded again: its logits start the reply.
-            let keep = shared_prefix(&warm.tokens, tokens).min(tokens.len() - 1);
-            let removed = u32::try_from(keep).is_ok_and(|k| {
-                warm.ctx
-                    .clear_kv_cache_seq(Some(0), Some(k), None)
-                    .unwrap_or(false)
-            });
-            if removed {
-                warm.tokens.truncate(keep);
-            } else {
-                warm.ctx.clear_kv_cache();
-                warm.tokens.clear();
-            }
-            return Ok(warm);
-        }
-        let n_batch = n_ctx.min(512);
-        let threads = i32::try_from(n_threads).unwrap_or(i32::MAX);
-        let ctx_params = LlamaContextParams::default()
-            .with_n_ctx(NonZeroU32::new(n_ctx))
-            .with_n_batch(n_batch)
-            .with_n_ubatch(n_batch)
-            .with_n_threads(threads)
-            .with_n_threads_batch(threads)
-            .with_no_perf(true);
-        let ctx = model
-            .new_context(self.backend, ctx_params)
-            .map_err(|e| LlamaError::Decode(format!("cannot create context: {e}")))?;
-        Ok(Warm {
-            ctx,
-            n_ctx,
-            n_threads,
-            tokens: Vec::new(),
-        })
-    }
-
-    /// Tokenizes the messages, takes a context of `n_ctx` tokens ([`Llama::context`]) and
+    /// Tokenizes the messages, takes a context of `n_ctx` tokens ([`warm::take_context`]) and
     /// decodes what of the prompt it does not hold yet, in batches (logits only for its last
     /// token).
     fn prefill<'m>(
@@ -388,16 +262,18 @@ impl Llama {
         messages: &[Message],
         n_ctx: u32,
         deadline: Instant,
+        cancel: &AtomicBool,
     ) -> Result<Prefilled<'m>, LlamaError> {
         let n_ctx = n_ctx.max(16);
         let tokens = self.tokenize(messages, n_ctx)?;
         let n_prompt = tokens.len();
-        let mut warm = self.context(model, slot, n_ctx, self.threads_now(), &tokens)?;
+        let n_threads = self.threads.now();
+        let mut warm = warm::take_context(self.backend, model, slot, n_ctx, n_threads, &tokens)?;
         let n_batch = n_ctx.min(512) as usize;
         let mut batch = LlamaBatch::new(n_batch, 1);
         let start = warm.tokens.len();
         for chunk in tokens[start..].chunks(n_batch) {
-            cancelled()?;
+            check(cancel)?;
             if Instant::now() >= deadline {
                 return Err(LlamaError::Timeout);
             }
@@ -428,6 +304,7 @@ impl Llama {
         sampler: &mut TokenSampler,
         max_tokens: usize,
         deadline: Instant,
+        cancel: &AtomicBool,
         on_piece: &mut dyn FnMut(&[u8]) -> bool,
     ) -> Result<(usize, StopReason), LlamaError> {
         let vocab = self.model().vocab();
@@ -435,7 +312,7 @@ impl Llama {
         let mut piece: Vec<u8> = Vec::new();
         let mut n_gen = 0usize;
         while n_gen < max_tokens {
-            cancelled()?;
+            check(cancel)?;
             if Instant::now() >= deadline {
                 return Ok((n_gen, StopReason::Deadline));
             }
@@ -469,18 +346,22 @@ impl Llama {
         &self,
         messages: &[Message],
         sampler: &mut TokenSampler,
-        max_tokens: usize,
-        n_ctx: u32,
-        deadline: Instant,
+        bounds: Bounds<'_>,
         on_piece: &mut dyn FnMut(&[u8]) -> bool,
     ) -> Result<(Generation, StopReason), LlamaError> {
         let start = Instant::now();
+        let Bounds {
+            max_tokens,
+            n_ctx,
+            deadline,
+            cancel,
+        } = bounds;
         self.loaded.with_dependent(|model, slot| {
-            let mut p = self.prefill(model, slot, messages, n_ctx, deadline)?;
+            let mut p = self.prefill(model, slot, messages, n_ctx, deadline, cancel)?;
             let prompt_ms = start.elapsed().as_secs_f64() * 1e3;
             let gen_start = Instant::now();
             let (n_gen, stopped) =
-                self.sample_loop(&mut p, sampler, max_tokens, deadline, on_piece)?;
+                self.sample_loop(&mut p, sampler, max_tokens, deadline, cancel, on_piece)?;
             let generation = Generation {
                 text: String::new(),
                 prompt_tokens: p.n_prompt,
@@ -514,74 +395,69 @@ impl Llama {
         // Build the sampler before the context so that a bad grammar fails fast.
         let mut sampler = TokenSampler::new(self.model(), params.grammar)?;
         let mut bytes: Vec<u8> = Vec::new();
-        let (mut generation, stopped) = self.run(
-            messages,
-            &mut sampler,
-            params.max_tokens,
-            params.n_ctx,
+        let bounds = Bounds {
+            max_tokens: params.max_tokens,
+            n_ctx: params.n_ctx,
             deadline,
-            &mut |piece| {
-                bytes.extend_from_slice(piece);
-                true
-            },
-        )?;
+            cancel: params.cancel,
+        };
+        let (mut generation, stopped) = self.run(messages, &mut sampler, bounds, &mut |piece| {
+            bytes.extend_from_slice(piece);
+            true
+        })?;
         generation.text = String::from_utf8_lossy(&bytes).into_owned();
         Ok((generation, stopped))
     }
 
     /// A chat reply, streamed: `on_text` gets the text as it is decoded (whole UTF-8 characters
-    /// only) and returns `false` to stop early (a stop string matched, or the client left).
-    /// Sampling follows `sampling`: temperature 0 is greedy. With a `grammar` (GBNF, root rule
-    /// `root`: a `response_format`), only text it allows is sampled.
+    /// only) and returns `false` to stop early (a stop string matched). Setting `cancel` (the
+    /// client left) abandons the reply at the next prompt chunk or token with
+    /// [`LlamaError::Cancelled`]. Sampling follows `sampling`: temperature 0 is greedy; with its
+    /// `grammar` (a `response_format`), only text the grammar allows is sampled.
     pub fn chat(
         &self,
         messages: &[Message],
         sampling: &Sampling,
-        grammar: Option<&str>,
         max_tokens: usize,
         n_ctx: u32,
+        cancel: &AtomicBool,
         on_text: &mut dyn FnMut(&str) -> bool,
     ) -> Result<(Generation, StopReason), LlamaError> {
-        let deadline = Instant::now() + CHAT_DEADLINE;
-        let mut sampler = match grammar {
-            None => TokenSampler::Chat(sampling.sampler()),
-            Some(g) if sampling.temperature <= 0.0 => TokenSampler::new(self.model(), Some(g))?,
-            Some(g) => TokenSampler::Chat(LlamaSampler::chain_simple([
-                LlamaSampler::grammar(self.model(), g, "root")
-                    .map_err(|e| LlamaError::Grammar(format!("invalid grammar: {e}")))?,
-                sampling.sampler(),
-            ])),
-        };
-        let mut pending: Vec<u8> = Vec::new();
-        let mut text = String::new();
-        let (mut generation, stopped) = self.run(
-            messages,
-            &mut sampler,
+        let bounds = Bounds {
             max_tokens,
             n_ctx,
-            deadline,
-            &mut |piece| {
-                pending.extend_from_slice(piece);
-                let whole = match std::str::from_utf8(&pending) {
-                    Ok(s) => s.len(),
-                    Err(e) if e.error_len().is_none() => e.valid_up_to(),
-                    // Not UTF-8 and never will be: pass it on replaced.
-                    Err(_) => pending.len(),
-                };
-                let out = String::from_utf8_lossy(&pending[..whole]).into_owned();
-                pending.drain(..whole);
-                text.push_str(&out);
-                out.is_empty() || on_text(&out)
-            },
-        )?;
+            deadline: Instant::now() + CHAT_DEADLINE,
+            cancel,
+        };
+        let mut sampler = TokenSampler::chat(self.model(), sampling)?;
+        let mut pending: Vec<u8> = Vec::new();
+        let mut text = String::new();
+        let (mut generation, stopped) = self.run(messages, &mut sampler, bounds, &mut |piece| {
+            pending.extend_from_slice(piece);
+            let whole = match std::str::from_utf8(&pending) {
+                Ok(s) => s.len(),
+                Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                // Not UTF-8 and never will be: pass it on replaced.
+                Err(_) => pending.len(),
+            };
+            let out = String::from_utf8_lossy(&pending[..whole]).into_owned();
+            pending.drain(..whole);
+            text.push_str(&out);
+            out.is_empty() || on_text(&out)
+        })?;
         generation.text = text;
         Ok((generation, stopped))
     }
 }
 
-/// How many leading tokens `a` and `b` share.
-fn shared_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+/// What ends a call besides the model: a token budget, the context size, a deadline and the
+/// caller's cancel flag.
+#[derive(Clone, Copy)]
+struct Bounds<'a> {
+    max_tokens: usize,
+    n_ctx: u32,
+    deadline: Instant,
+    cancel: &'a AtomicBool,
 }
 
 /// A token's position in the context, as llama.cpp counts it.
@@ -600,28 +476,6 @@ struct Prefilled<'m> {
     room: usize,
 }
 
-/// How a chat reply is sampled.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Sampling {
-    /// 0 = greedy.
-    pub temperature: f32,
-    pub top_p: f32,
-    pub seed: u32,
-}
-
-impl Sampling {
-    fn sampler(&self) -> LlamaSampler {
-        if self.temperature <= 0.0 {
-            return LlamaSampler::greedy();
-        }
-        LlamaSampler::chain_simple([
-            LlamaSampler::top_p(self.top_p.clamp(0.0, 1.0), 1),
-            LlamaSampler::temp(self.temperature),
-            LlamaSampler::dist(self.seed),
-        ])
-    }
-}
-
 impl Generator for Llama {
     /// [`Llama::generate_with`] the grammar, a [`N_CTX`]-token context and a [`DEADLINE`].
     fn generate(
@@ -635,81 +489,12 @@ impl Generator for Llama {
             grammar: Some(grammar),
             deadline: DEADLINE,
             n_ctx: N_CTX,
+            cancel: &self.cancel,
         };
         self.generate_with(messages, &params)
             .map(|(generation, _)| generation)
             .map_err(|e| EngineError(e.to_string()))
     }
-}
-
-/// Greedy sampling, optionally constrained by a grammar.
-enum TokenSampler {
-    /// Plain greedy: [`LlamaSampler::sample`] selects (and accepts, a no-op for greedy) the argmax.
-    Greedy(LlamaSampler),
-    /// Grammar-constrained greedy: equivalent to the chain `[grammar, greedy]`, but the grammar is
-    /// only run over the whole vocabulary when the unconstrained argmax is rejected (the same
-    /// shortcut llama.cpp's `common_sampler_sample` takes). The grammar sampler is accepted exactly
-    /// once per token, through `try_accept`, so a grammar exception becomes an error instead of
-    /// an abort.
-    Grammar(LlamaSampler),
-    /// A chat reply's sampler chain ([`Sampling`]); `sample` selects and accepts.
-    Chat(LlamaSampler),
-}
-
-impl TokenSampler {
-    fn new(model: &LlamaModel, grammar: Option<&str>) -> Result<Self, LlamaError> {
-        Ok(match grammar {
-            None => Self::Greedy(LlamaSampler::greedy()),
-            Some(g) => Self::Grammar(
-                LlamaSampler::grammar(model, g, "root")
-                    .map_err(|e| LlamaError::Grammar(format!("invalid grammar: {e}")))?,
-            ),
-        })
-    }
-
-    fn sample(&mut self, ctx: &LlamaContext<'_>, idx: i32) -> Result<LlamaToken, LlamaError> {
-        let grammar = match self {
-            Self::Greedy(s) | Self::Chat(s) => return Ok(s.sample(ctx, idx)),
-            Self::Grammar(grammar) => grammar,
-        };
-        let logits = ctx.get_logits_ith(idx);
-        let best = argmax(logits.iter().copied().enumerate())
-            .ok_or_else(|| LlamaError::Decode("no logits".into()))?;
-        let best_token = LlamaToken(i32::try_from(best.0).unwrap_or(i32::MAX));
-        let mut single =
-            LlamaTokenDataArray::new(vec![LlamaTokenData::new(best_token, best.1, 0.0)], false);
-        grammar.apply(&mut single);
-        let allowed = single
-            .data
-            .first()
-            .is_some_and(|d| d.logit() > f32::NEG_INFINITY);
-        let token = if allowed {
-            best_token
-        } else {
-            let mut all = LlamaTokenDataArray::from_iter(ctx.candidates_ith(idx), false);
-            grammar.apply(&mut all);
-            let (i, logit) = argmax(all.data.iter().map(|d| d.logit()).enumerate())
-                .ok_or_else(|| LlamaError::Decode("no candidates".into()))?;
-            if logit == f32::NEG_INFINITY {
-                return Err(LlamaError::Grammar(
-                    "the grammar allows no token here".into(),
-                ));
-            }
-            all.data[i].id()
-        };
-        grammar
-            .try_accept(token)
-            .map_err(|e| LlamaError::Grammar(format!("grammar rejected token: {e}")))?;
-        Ok(token)
-    }
-}
-
-/// First index of the maximum value (the greedy sampler's tie-breaking).
-fn argmax(values: impl Iterator<Item = (usize, f32)>) -> Option<(usize, f32)> {
-    values.fold(None, |best, (i, v)| match best {
-        Some((_, b)) if b >= v => best,
-        _ => Some((i, v)),
-    })
 }
 
 fn decode(ctx: &mut LlamaContext<'_>, batch: &mut LlamaBatch<'_>) -> Result<(), LlamaError> {
@@ -761,12 +546,15 @@ mod tests {
         }
     }
 
+    static NEVER: AtomicBool = AtomicBool::new(false);
+
     fn params(grammar: Option<&str>, max_tokens: usize) -> GenParams<'_> {
         GenParams {
             max_tokens,
             grammar,
             deadline: Duration::from_secs(120),
             n_ctx: 2048,
+            cancel: &NEVER,
         }
     }
 
@@ -784,7 +572,7 @@ mod tests {
             (junk.as_path(), "not a GGUF file (bad magic)"),
             (header_only.as_path(), "corrupt GGUF header or metadata"),
         ] {
-            let err = check_gguf(path).expect_err("check_gguf");
+            let err = check_gguf(path).expect_err("check_gguf").to_string();
             assert!(err.contains(reason), "{}: {err}", path.display());
             let err = Llama::load(path, Some(1)).expect_err("load").0;
             assert!(
@@ -914,6 +702,42 @@ mod tests {
             let v: serde_json::Value = serde_json::from_str(&out.text).expect("decision json");
             assert!(["", "abc12345"].contains(&v["target"].as_str().unwrap_or("?")));
         }
+    }
+
+    /// A set cancel flag ends the call it was passed to, and only that one: the model and its
+    /// warm context serve the next call.
+    #[test]
+    fn a_cancelled_call_ends_and_the_next_one_runs() {
+        let Some(path) = model_path() else { return };
+        let cancel = Arc::new(AtomicBool::new(true));
+        let mut g = Llama::load(&path, Some(2))
+            .expect("load")
+            .cancelled_by(Arc::clone(&cancel));
+        let msgs = [msg("user", "Count from one to one hundred.")];
+        let err = Generator::generate(&mut g, &msgs, "root ::= [a-z]+", 8).expect_err("cancelled");
+        assert_eq!(err.0, LlamaError::Cancelled.to_string());
+        let mut p = params(None, 8);
+        p.cancel = &cancel;
+        let err = g.generate_with(&msgs, &p);
+        assert!(matches!(err, Err(LlamaError::Cancelled)), "{err:?}");
+        let err = g.chat(
+            &msgs,
+            &Sampling {
+                temperature: 0.0,
+                top_p: 1.0,
+                seed: 0,
+                grammar: None,
+            },
+            8,
+            2048,
+            &cancel,
+            &mut |_| true,
+        );
+        assert!(matches!(err, Err(LlamaError::Cancelled)), "{err:?}");
+        let (out, _) = g
+            .generate_with(&msgs, &params(None, 8))
+            .expect("not cancelled");
+        assert!(out.gen_tokens > 0, "{out:?}");
     }
 
     #[test]

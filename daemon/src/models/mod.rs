@@ -48,9 +48,9 @@ fn in_force(
 pub fn load_embedder(
     data_dir: &Path,
     settings: &Settings,
-) -> anyhow::Result<Option<embedder::Bert>> {
+) -> anyhow::Result<Option<embedder::BertEmbedder>> {
     embedder_path(data_dir, settings)
-        .map(|p| embedder::Bert::load(&p))
+        .map(|p| embedder::BertEmbedder::load(&p))
         .transpose()
 }
 

@@ -3,6 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::config::{ConfigError, seconds};
+
 /// Let a chat turn finish writing before a pass reads it.
 pub const SETTLE: Duration = Duration::from_secs(2);
 
@@ -20,21 +22,18 @@ impl Intervals {
     pub const DEFAULT_BACKFILL: u64 = 60 * 60;
 
     /// Read both variables (whole seconds, at least 1); a bad value is an error, not a default.
-    pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Intervals, String> {
-        let secs = |name: &str, default: u64| -> Result<Duration, String> {
-            match get(name).filter(|v| !v.trim().is_empty()) {
-                None => Ok(Duration::from_secs(default)),
-                Some(v) => match v.trim().parse::<u64>() {
-                    Ok(n) if n >= 1 => Ok(Duration::from_secs(n)),
-                    _ => Err(format!(
-                        "{name}={v:?} is not a whole number of seconds (at least 1)"
-                    )),
-                },
-            }
-        };
+    pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Intervals, ConfigError> {
         Ok(Intervals {
-            auto: secs("LOCALM_MEMORY_AUTO_INTERVAL", Self::DEFAULT_AUTO)?,
-            backfill: secs("LOCALM_MEMORY_BACKFILL_INTERVAL", Self::DEFAULT_BACKFILL)?,
+            auto: seconds(
+                &get,
+                "LOCALM_MEMORY_AUTO_INTERVAL",
+                Duration::from_secs(Self::DEFAULT_AUTO),
+            )?,
+            backfill: seconds(
+                &get,
+                "LOCALM_MEMORY_BACKFILL_INTERVAL",
+                Duration::from_secs(Self::DEFAULT_BACKFILL),
+            )?,
         })
     }
 }
@@ -83,7 +82,10 @@ mod tests {
         assert_eq!((set.auto.as_secs(), set.backfill.as_secs()), (5, 7));
         for bad in ["0", "-1", "1.5", "soon"] {
             let err = Intervals::from_env(|_| Some(bad.to_string())).unwrap_err();
-            assert!(err.contains("LOCALM_MEMORY_AUTO_INTERVAL"), "{err}");
+            assert!(
+                err.to_string().contains("LOCALM_MEMORY_AUTO_INTERVAL"),
+                "{err}"
+            );
         }
     }
 }

@@ -30,11 +30,13 @@ use axum::serve::Listener;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
+
+use crate::config::{ConfigError, seconds};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 use tower::ServiceExt as _;
 
-use reading::{Answer, DeadlineBody, Registry};
+use reading::{AnsweringBody, DeadlineBody, Registry};
 
 /// How long a client has to send a complete request head, from accept or from the end of the
 /// previous response (so also how long a keep-alive connection may sit idle). Local clients send
@@ -127,27 +129,11 @@ impl Limits {
     /// is an error.
     pub fn deadlines_from_env(
         get: impl Fn(&str) -> Option<String>,
-    ) -> Result<(Duration, Duration), String> {
+    ) -> Result<(Duration, Duration), ConfigError> {
         Ok((
-            seconds_from_env(&get, HEADER_READ_ENV, DEFAULT_HEADER_READ)?,
-            seconds_from_env(&get, BODY_READ_ENV, DEFAULT_BODY_READ)?,
+            seconds(&get, HEADER_READ_ENV, DEFAULT_HEADER_READ)?,
+            seconds(&get, BODY_READ_ENV, DEFAULT_BODY_READ)?,
         ))
-    }
-}
-
-fn seconds_from_env(
-    get: &impl Fn(&str) -> Option<String>,
-    key: &str,
-    default: Duration,
-) -> Result<Duration, String> {
-    match get(key).filter(|v| !v.trim().is_empty()) {
-        None => Ok(default),
-        Some(v) => match v.trim().parse::<u64>() {
-            Ok(n) if n >= 1 => Ok(Duration::from_secs(n)),
-            _ => Err(format!(
-                "{key}={v:?} is not a whole number of seconds (at least 1)"
-            )),
-        },
     }
 }
 
@@ -294,7 +280,7 @@ async fn connection<I>(
             let response = answer
                 .await
                 .unwrap_or_else(|never: Infallible| match never {});
-            Ok::<_, Infallible>(response.map(|b| Answer::new(b, slot)))
+            Ok::<_, Infallible>(response.map(|b| AnsweringBody::new(b, slot)))
         }
     });
     let mut http = http1::Builder::new();
@@ -392,7 +378,7 @@ mod tests {
             for bad in ["0", "-1", "1.5", "soon"] {
                 let err = Limits::deadlines_from_env(|k| (k == key).then(|| bad.to_string()))
                     .unwrap_err();
-                assert!(err.contains(key), "{err}");
+                assert!(err.to_string().contains(key), "{err}");
             }
         }
     }

@@ -11,7 +11,6 @@ pub mod event_loop;
 pub mod instance;
 pub mod listener;
 pub mod logins;
-pub mod recall_cache;
 pub mod reinforce;
 pub mod socket;
 pub mod state;
@@ -71,10 +70,9 @@ pub struct Listeners {
 
 /// `localm daemon`: claim the data dir, bind, serve until SIGTERM/SIGINT, clean up.
 pub fn main(opts: Options) -> anyhow::Result<()> {
-    let intervals =
-        Intervals::from_env(|k| std::env::var(k).ok()).map_err(|e| coded(Code::Usage, e))?;
+    let intervals = Intervals::from_env(crate::config::var).map_err(|e| coded(Code::Usage, e))?;
     let (header_read, body_read) =
-        Limits::deadlines_from_env(|k| std::env::var(k).ok()).map_err(|e| coded(Code::Usage, e))?;
+        Limits::deadlines_from_env(crate::config::var).map_err(|e| coded(Code::Usage, e))?;
     let instance = Instance::claim(&opts.data_dir)?;
     localm_core::fsutil::create_private_dir(&opts.data_dir.join("sessions"))
         .context("cannot create the sessions folder")?;
@@ -108,7 +106,7 @@ async fn serve(
     let exe = std::env::current_exe().context("cannot find the localm executable")?;
     let sources = ModeSources {
         flag: opts.mode_flag,
-        env: std::env::var("LOCALM_MODE").ok(),
+        env: crate::config::mode_env(),
     };
     let mut shared = Shared::new(opts.data_dir.clone(), sources, Children::new(exe))?;
     shared.chat_upstream = opts.chat_upstream.clone();

@@ -2,7 +2,7 @@
 //! data dir, the store, the settings and mode in force (reloaded on SIGHUP or a change to
 //! settings.json), the recall cache, the reinforcement writer and the supervised children.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
@@ -11,30 +11,18 @@ use localm_core::engine::Embedder;
 use localm_core::manage::Ctx;
 use localm_core::recall::query::Query;
 use localm_core::recall::{self, Input, Recall};
-use localm_core::settings::{Mode, Settings, resolve_mode};
+use localm_core::settings::Mode;
 use localm_core::store::{Store, StoreError};
 
 use super::children::Children;
 use super::logins::Logins;
-use super::recall_cache::RecallCache;
 use super::reinforce::Reinforcer;
 use crate::chat::supervisor::ChatWorker;
 use crate::models;
 use crate::recall::Answer;
+use crate::recall_cache::RecallCache;
 
-/// The settings file and the mode resolved from it (flag > LOCALM_MODE > file).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Config {
-    pub settings: Settings,
-    pub mode: Mode,
-}
-
-/// Where the mode comes from besides the settings file.
-#[derive(Debug, Clone, Default)]
-pub struct ModeSources {
-    pub flag: Option<Mode>,
-    pub env: Option<String>,
-}
+pub use crate::config::{Config, ModeSources};
 
 /// Threads of the runtime's blocking pool (store work, query embedding).
 pub const BLOCKING_THREADS: usize = 8;
@@ -150,14 +138,4 @@ impl Shared {
 
 fn read(config: &RwLock<Config>) -> std::sync::RwLockReadGuard<'_, Config> {
     config.read().unwrap_or_else(|e| e.into_inner())
-}
-
-impl Config {
-    /// Read settings.json and resolve the mode in force from it and `sources`: the one way the
-    /// daemon and `localm mcp` decide, at each reload or tool call, what memory may do.
-    pub fn load(data_dir: &Path, sources: &ModeSources) -> anyhow::Result<Config> {
-        let settings = Settings::load(data_dir)?;
-        let mode = resolve_mode(sources.flag, sources.env.as_deref(), &settings)?;
-        Ok(Config { settings, mode })
-    }
 }

@@ -47,7 +47,7 @@ that upgrades never silently break the store of an existing installation.";
 fn repetition_loops() {
     let bad = support_group_loop();
     assert!(bad.chars().count() == 500);
-    assert_eq!(repetition_loop(&bad), Some(LOOP));
+    assert_eq!(repetition_loop(&bad), Some(Refusal::Loop));
     for t in [
         "User likes tea tea tea",
         // Three in a row, in a long text the repeat does not cover.
@@ -56,7 +56,7 @@ fn repetition_loops() {
         // Period longer than 4 words: its 4-grams still cover most of the text.
         "User went to the shop today. User went to the shop today. User went to the shop today.",
     ] {
-        assert_eq!(repetition_loop(t), Some(LOOP), "{t}");
+        assert_eq!(repetition_loop(t), Some(Refusal::Loop), "{t}");
     }
     assert!(LONG_FACT.chars().count() >= 480, "{}", LONG_FACT.len());
     for t in [
@@ -71,21 +71,33 @@ fn repetition_loops() {
 
 #[test]
 fn voice() {
-    let cases: &[(&str, Option<&str>)] = &[
+    let cases: &[(&str, Option<Refusal>)] = &[
         (
             "Your family loves music, and you play the piano",
-            Some(ASSISTANT_VOICE),
+            Some(Refusal::AssistantVoice),
         ),
         (
             "I'm not sure how to debug a USB upload test in your firmware",
-            Some(ASSISTANT_VOICE),
+            Some(Refusal::AssistantVoice),
         ),
-        ("Sure! Here's a list of podcasts", Some(ASSISTANT_VOICE)),
-        ("As an AI, I cannot have preferences", Some(ASSISTANT_VOICE)),
-        ("You should try a jazz podcast", Some(ASSISTANT_VOICE)),
-        ("I can help with that", Some(FIRST_PERSON)),
-        ("A lot happened since our last chat", Some(FIRST_PERSON)),
-        ("I\u{2019}m a support group", Some(FIRST_PERSON)),
+        (
+            "Sure! Here's a list of podcasts",
+            Some(Refusal::AssistantVoice),
+        ),
+        (
+            "As an AI, I cannot have preferences",
+            Some(Refusal::AssistantVoice),
+        ),
+        (
+            "You should try a jazz podcast",
+            Some(Refusal::AssistantVoice),
+        ),
+        ("I can help with that", Some(Refusal::FirstPerson)),
+        (
+            "A lot happened since our last chat",
+            Some(Refusal::FirstPerson),
+        ),
+        ("I\u{2019}m a support group", Some(Refusal::FirstPerson)),
         ("User's name is Nadia", None),
         ("User lives in the US", None),
         ("User has ME and rests every afternoon", None),
@@ -113,19 +125,19 @@ fn fragments() {
         assert_eq!(fact_fragment(t).is_some(), *refused, "{t}");
     }
     // Summaries need three content words, "User" or not.
-    assert_eq!(refuse_summary("Guinea pig", &cx()), Some(FRAGMENT));
-    assert_eq!(refuse_summary("User chat", &cx()), Some(FRAGMENT));
+    assert_eq!(refuse_summary("Guinea pig", &cx()), Some(Refusal::Fragment));
+    assert_eq!(refuse_summary("User chat", &cx()), Some(Refusal::Fragment));
 }
 
 #[test]
 fn facts_about_the_assistant() {
     assert_eq!(
         about_assistant("User's name is Sam", &cx()),
-        Some(ABOUT_ASSISTANT)
+        Some(Refusal::AboutAssistant)
     );
     assert_eq!(
         refuse_fact("User's name is Sam", &cx()),
-        Some(ABOUT_ASSISTANT)
+        Some(Refusal::AboutAssistant)
     );
     // The assistant said "Nadia" too, but the user typed it first.
     assert_eq!(about_assistant("User's name is Nadia", &cx()), None);
@@ -146,7 +158,7 @@ fn copies_of_the_examples() {
         "User lives in Lisbon",
         "Asked for a jazz podcast for the commute",
     ] {
-        assert_eq!(example_copy(t, &cx()), Some(EXAMPLE_COPY), "{t}");
+        assert_eq!(example_copy(t, &cx()), Some(Refusal::ExampleCopy), "{t}");
     }
     for t in [
         "User's name is Nadia",
@@ -173,10 +185,10 @@ fn grounding_by_substance() {
     // One shared word ("beagle") out of four is not grounding.
     assert_eq!(
         ungrounded("User breeds champion beagle puppies", user),
-        Some(UNGROUNDED)
+        Some(Refusal::Ungrounded)
     );
     assert_eq!(ungrounded("User's name is Nadia", "I'm Nadia"), None);
-    assert_eq!(ungrounded("User is", user), Some(UNGROUNDED));
+    assert_eq!(ungrounded("User is", user), Some(Refusal::Ungrounded));
     // Three of five is the threshold.
     assert_eq!(
         ungrounded("User walks Biscuit every evening happily", user),
@@ -187,7 +199,7 @@ fn grounding_by_substance() {
             "User walks Biscuit near Glasgow every evening happily",
             user
         ),
-        Some(UNGROUNDED)
+        Some(Refusal::Ungrounded)
     );
 }
 
@@ -257,13 +269,13 @@ fn compound_facts_are_split() {
 
 #[test]
 fn entry_points() {
-    let facts: &[(&str, Option<&str>)] = &[
-        (&support_group_loop(), Some(LOOP)),
-        ("Your family loves music", Some(ASSISTANT_VOICE)),
-        ("Guinea pig", Some(FRAGMENT)),
-        ("User's name is Sam", Some(ABOUT_ASSISTANT)),
-        ("User lives in Lisbon", Some(EXAMPLE_COPY)),
-        ("User plays chess every weekend", Some(UNGROUNDED)),
+    let facts: &[(&str, Option<Refusal>)] = &[
+        (&support_group_loop(), Some(Refusal::Loop)),
+        ("Your family loves music", Some(Refusal::AssistantVoice)),
+        ("Guinea pig", Some(Refusal::Fragment)),
+        ("User's name is Sam", Some(Refusal::AboutAssistant)),
+        ("User lives in Lisbon", Some(Refusal::ExampleCopy)),
+        ("User plays chess every weekend", Some(Refusal::Ungrounded)),
         ("User's name is Nadia", None),
         ("User is coeliac", None),
         ("User lives in Toronto", None),
@@ -276,16 +288,19 @@ fn entry_points() {
     for (t, want) in facts {
         assert_eq!(refuse_fact(t, &cx()), *want, "{t}");
     }
-    let summaries: &[(&str, Option<&str>)] = &[
-        (&support_group_loop(), Some(LOOP)),
+    let summaries: &[(&str, Option<Refusal>)] = &[
+        (&support_group_loop(), Some(Refusal::Loop)),
         (
             "I'm not sure how to debug a USB upload test in your firmware",
-            Some(ASSISTANT_VOICE),
+            Some(Refusal::AssistantVoice),
         ),
-        ("A lot happened since our last chat", Some(FIRST_PERSON)),
+        (
+            "A lot happened since our last chat",
+            Some(Refusal::FirstPerson),
+        ),
         (
             "Asked for a jazz podcast for the commute",
-            Some(EXAMPLE_COPY),
+            Some(Refusal::ExampleCopy),
         ),
         ("Debugged a flaky USB upload test", None),
         ("Asked how to tell crocodiles from alligators", None),

@@ -72,7 +72,7 @@ pub async fn recall_turn(
 ) -> Result<Answer, ApiError> {
     let config = s.config();
     let answer = match query_for(&config.settings, config.mode, messages, agent) {
-        Err(why) => Answer::skipped(why),
+        Err(why) => Answer::skipped(why.to_string()),
         // Lexical recall takes well under a millisecond: run it here. Embedding the query
         // takes tens of milliseconds: run that on the blocking pool.
         Ok(q) if !s.recall_embeds() => s.recall(&q, explain)?,

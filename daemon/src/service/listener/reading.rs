@@ -1,7 +1,7 @@
 //! Bounding how long a client may take to send a request, and knowing which connections are
 //! still sending one. A request body must arrive in full within the body deadline of its head
 //! ([`DeadlineBody`]); the response body is wrapped only to learn when an answer ends
-//! ([`Answer`]). Between those points a connection is "answering" and runs no deadline: an SSE
+//! ([`AnsweringBody`]). Between those points a connection is "answering" and runs no deadline: an SSE
 //! stream or a pass of minutes is never cut. A [`Registry`] of the connections still reading
 //! lets the control socket close the one that has been reading longest when it needs the slot.
 
@@ -210,24 +210,24 @@ where
 
 /// A response body that, when dropped (sent in full, or its client gone), marks its connection
 /// as reading its next request.
-pub struct Answer<B> {
+pub struct AnsweringBody<B> {
     inner: B,
     slot: Arc<Slot>,
 }
 
-impl<B> Answer<B> {
-    pub fn new(inner: B, slot: Arc<Slot>) -> Answer<B> {
-        Answer { inner, slot }
+impl<B> AnsweringBody<B> {
+    pub fn new(inner: B, slot: Arc<Slot>) -> AnsweringBody<B> {
+        AnsweringBody { inner, slot }
     }
 }
 
-impl<B> Drop for Answer<B> {
+impl<B> Drop for AnsweringBody<B> {
     fn drop(&mut self) {
         self.slot.reading_again();
     }
 }
 
-impl<B> Body for Answer<B>
+impl<B> Body for AnsweringBody<B>
 where
     B: Body<Data = Bytes> + Unpin,
 {

@@ -25,11 +25,7 @@ use crate::service::state::Shared;
 const KEEPALIVE: Duration = Duration::from_secs(15);
 
 fn keepalive() -> Duration {
-    std::env::var("LOCALM_CHAT_KEEPALIVE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|s| *s > 0)
-        .map_or(KEEPALIVE, Duration::from_secs)
+    crate::config::chat_keepalive(KEEPALIVE)
 }
 
 fn unreachable(why: &str) -> Response {
@@ -181,6 +177,8 @@ async fn pump(
     let mut text = String::new();
     // Whether the client's stream is between events (a comment there needs its own blank line).
     let mut between = true;
+    // Whether a chunk carried a finish_reason (the reply is whole even if `[DONE]` never comes).
+    let mut finished = false;
     loop {
         let said = match first.take() {
             Some(s) => Some(s),
@@ -200,8 +198,19 @@ async fn pump(
             },
         };
         let line = match said {
+            None if finished => {
+                // Closed after a finish_reason but without `[DONE]`: a whole reply all the same.
+                turn_log::log_turn(&s, &p, &text).await;
+                let _ = out.send(Bytes::from_static(DONE)).await;
+                return;
+            }
             None => {
-                // The upstream closed without `[DONE]`: the reply is incomplete, not logged.
+                // Closed mid-reply: incomplete, not logged, and the client is told.
+                let e = "the chat upstream broke off the reply (no finish_reason, no [DONE]); see its log";
+                tracing::warn!("chat upstream: {e}");
+                let _ = out
+                    .send(sse(&error_body(true, "upstream_failed", e)).into())
+                    .await;
                 return;
             }
             Some(Said::Head { status, .. }) if (200..300).contains(&status) => continue,
@@ -230,8 +239,13 @@ async fn pump(
             let _ = out.send(Bytes::from_static(DONE)).await;
             return;
         }
-        if let Some(t) = upstream::data(&line).as_ref().and_then(upstream::delta) {
-            text.push_str(t);
+        if let Some(chunk) = upstream::data(&line) {
+            if let Some(t) = upstream::delta(&chunk) {
+                text.push_str(t);
+            }
+            finished |= chunk["choices"]
+                .as_array()
+                .is_some_and(|cs| cs.iter().any(|c| !c["finish_reason"].is_null()));
         }
         between = line.is_empty();
         // A client that left closes the body: the reader stops at its next line.

@@ -12,7 +12,7 @@ use localm_core::record::Record;
 use localm_core::store::vectors::Vectors;
 use localm_core::store::{JOURNAL_FILE, RECORDS_FILE, Store, StoreError, VECTORS_FILE};
 
-use crate::models::embedder::Bert;
+use crate::models::embedder::BertEmbedder;
 
 /// A file's identity: a write replaces it (new inode) or changes its size or time.
 type FileKey = Option<(u64, u64, i64, i64)>;
@@ -24,7 +24,7 @@ fn file_key(path: &Path) -> FileKey {
 }
 
 /// The store as recall last read it.
-pub struct Snapshot {
+pub struct CachedStore {
     keys: (FileKey, FileKey, FileKey),
     pub records: Vec<Record>,
     pub index: LexicalIndex,
@@ -35,13 +35,13 @@ pub struct Snapshot {
 /// The store as recall last read it, and the loaded embedder.
 #[derive(Default)]
 pub struct RecallCache {
-    snapshot: Mutex<Option<Arc<Snapshot>>>,
-    embedder: Mutex<Option<(PathBuf, Arc<Bert>)>>,
+    snapshot: Mutex<Option<Arc<CachedStore>>>,
+    embedder: Mutex<Option<(PathBuf, Arc<BertEmbedder>)>>,
 }
 
 impl RecallCache {
     /// The store's records, index and vectors, re-read when their files changed.
-    pub fn snapshot(&self, store: &Store) -> Result<Arc<Snapshot>, StoreError> {
+    pub fn snapshot(&self, store: &Store) -> Result<Arc<CachedStore>, StoreError> {
         let keys = (
             file_key(&store.path(RECORDS_FILE)),
             file_key(&store.path(VECTORS_FILE)),
@@ -61,7 +61,7 @@ impl RecallCache {
             }
         };
         let index = LexicalIndex::new(snap.records.iter().map(|r| r.text.as_str()));
-        let fresh = Arc::new(Snapshot {
+        let fresh = Arc::new(CachedStore {
             keys,
             records: snap.records,
             index,
@@ -73,7 +73,7 @@ impl RecallCache {
 
     /// The embedder at `path` (loaded on first use); `None` without one, or when it fails to
     /// load (logged; recall degrades to `no_embedder`).
-    pub fn embedder(&self, path: Option<PathBuf>) -> Option<Arc<Bert>> {
+    pub fn embedder(&self, path: Option<PathBuf>) -> Option<Arc<BertEmbedder>> {
         let path = path?;
         let mut slot = self.embedder.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((p, e)) = slot.as_ref()
@@ -81,7 +81,7 @@ impl RecallCache {
         {
             return Some(Arc::clone(e));
         }
-        match Bert::load(&path) {
+        match BertEmbedder::load(&path) {
             Ok(b) => {
                 let b = Arc::new(b);
                 *slot = Some((path, Arc::clone(&b)));
