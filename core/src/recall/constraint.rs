@@ -4,6 +4,9 @@
 //! health, plans). A message asking for advice in a domain recalls the constraints on it even
 //! when it shares no word with them ("Any dinner ideas?" over "User is vegetarian").
 
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
 use serde::Serialize;
 
 use crate::words::tokens;
@@ -67,23 +70,32 @@ pub struct Constraint {
     pub domains: Domains,
 }
 
-/// A message's words as one lower-cased, space-separated string with a space at each end, so
-/// that `" gluten free "` matches "gluten-free" and whole words only.
-fn spaced(text: &str) -> String {
-    let mut s = String::from(" ");
-    for t in tokens(text) {
-        s.push_str(&t);
-        s.push(' ');
-    }
-    s
+/// A text's lower-cased words: as a set, and as one space-separated string with a space at
+/// each end, so that `" gluten free "` matches "gluten-free" and whole words only.
+struct Spaced {
+    line: String,
+    words: HashSet<String>,
 }
 
-/// Whether `s` (from [`spaced`]) holds one of `cues`, each a word or phrase between spaces.
-fn any(s: &str, cues: &[&str]) -> bool {
+fn spaced(text: &str) -> Spaced {
+    let words = tokens(text);
+    let mut line = String::from(" ");
+    for t in &words {
+        line.push_str(t);
+        line.push(' ');
+    }
+    Spaced {
+        line,
+        words: words.into_iter().collect(),
+    }
+}
+
+/// Whether `s` holds one of `cues`, each a word or a phrase. A cue whose first word is not in
+/// the text is passed over with one set lookup (the index runs this for every fact).
+fn any(s: &Spaced, cues: &[&str]) -> bool {
     cues.iter().any(|c| {
-        let c = c.trim();
-        s.match_indices(c)
-            .any(|(at, _)| s[..at].ends_with(' ') && s[at + c.len()..].starts_with(' '))
+        let first = c.split(' ').next().unwrap_or(c);
+        s.words.contains(first) && (!c.contains(' ') || s.line.contains(&format!(" {c} ")))
     })
 }
 
@@ -288,8 +300,9 @@ const AGES: &[&str] = &[
     "seventeen",
 ];
 
-/// Whether `s` (from [`spaced`]) gives someone's age: "is six", "is 6".
-fn says_an_age(s: &str) -> bool {
+/// Whether `s` gives someone's age: "is six", "is 6".
+fn says_an_age(s: &Spaced) -> bool {
+    let s = &s.line;
     s.match_indices(" is ").any(|(at, m)| {
         let next = s[at + m.len()..].split(' ').next().unwrap_or_default();
         AGES.contains(&next)
@@ -301,37 +314,98 @@ fn says_an_age(s: &str) -> bool {
 /// order of [`Label`]).
 pub fn of_fact(text: &str) -> Option<Constraint> {
     use Domains as D;
-    let s = spaced(text);
+    let words = tokens(text);
+    let has = fact_cues(&words);
+    let s = |group: usize| has & (1 << group) != 0;
     let c = |label, domains| Some(Constraint { label, domains });
-    if any(&s, ALLERGY) {
-        return if any(&s, FOOD_ALLERGENS) {
+    if s(ALLERGY_) {
+        return if s(FOOD_ALLERGENS_) {
             c(Label::Allergy, D::FOOD.or(D::HEALTH))
         } else {
             c(Label::Allergy, D::HEALTH)
         };
     }
-    if any(&s, DIET) {
+    if s(DIET_) {
         return c(Label::Diet, D::FOOD);
     }
-    if any(&s, ACCESSIBILITY) {
+    if s(ACCESSIBILITY_) {
         return c(Label::Accessibility, D::TRAVEL.or(D::PLANS).or(D::SHOPPING));
     }
-    if any(&s, TRAVEL_HEALTH) {
+    if s(TRAVEL_HEALTH_) {
         return c(Label::Health, D::TRAVEL.or(D::PLANS).or(D::HEALTH));
     }
-    if any(&s, HEALTH) {
+    if s(HEALTH_) {
         return c(Label::Health, D::HEALTH.or(D::PLANS));
     }
-    if any(&s, LANGUAGES) && any(&s, SPEAKS) {
+    if s(LANGUAGES_) && s(SPEAKS_) {
         return c(Label::Language, D::TRAVEL.or(D::PLANS));
     }
-    if any(&s, BUDGET) {
+    if s(BUDGET_) {
         return c(Label::Budget, D::SHOPPING.or(D::TRAVEL));
     }
-    if any(&s, DEPENDENTS) && (any(&s, SITUATION) || says_an_age(&s)) {
+    if s(DEPENDENTS_) && (s(SITUATION_) || says_an_age(&spaced(text))) {
         return c(Label::Family, D::TRAVEL.or(D::PLANS));
     }
     None
+}
+
+// The cue lists a fact is matched against, by their place in [`FACT_CUES`].
+const ALLERGY_: usize = 0;
+const FOOD_ALLERGENS_: usize = 1;
+const DIET_: usize = 2;
+const ACCESSIBILITY_: usize = 3;
+const TRAVEL_HEALTH_: usize = 4;
+const HEALTH_: usize = 5;
+const LANGUAGES_: usize = 6;
+const SPEAKS_: usize = 7;
+const BUDGET_: usize = 8;
+const DEPENDENTS_: usize = 9;
+const SITUATION_: usize = 10;
+const FACT_CUES: [&[&str]; 11] = [
+    ALLERGY,
+    FOOD_ALLERGENS,
+    DIET,
+    ACCESSIBILITY,
+    TRAVEL_HEALTH,
+    HEALTH,
+    LANGUAGES,
+    SPEAKS,
+    BUDGET,
+    DEPENDENTS,
+    SITUATION,
+];
+
+/// Which of [`FACT_CUES`] occur in `words`, as bits. Looked up from each word of the fact (a
+/// map from a cue's first word to its lists), so the index pays a few lookups per fact, not
+/// one per cue.
+fn fact_cues(words: &[String]) -> u32 {
+    type ByFirst = HashMap<&'static str, Vec<(usize, Vec<&'static str>)>>;
+    static MAP: OnceLock<ByFirst> = OnceLock::new();
+    let map = MAP.get_or_init(|| {
+        let mut m: ByFirst = HashMap::new();
+        for (group, cues) in FACT_CUES.iter().enumerate() {
+            for cue in *cues {
+                let parts: Vec<&'static str> = cue.split(' ').collect();
+                m.entry(parts[0]).or_default().push((group, parts));
+            }
+        }
+        m
+    });
+    let mut has = 0;
+    for (k, w) in words.iter().enumerate() {
+        let Some(cues) = map.get(w.as_str()) else {
+            continue;
+        };
+        for (group, parts) in cues {
+            let rest = &parts[1..];
+            let follows = words.len() > k + rest.len()
+                && rest.iter().zip(&words[k + 1..]).all(|(p, w)| p == w);
+            if rest.is_empty() || follows {
+                has |= 1 << group;
+            }
+        }
+    }
+    has
 }
 
 /// Words that make a message a request for advice or a recommendation.
