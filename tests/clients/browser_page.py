@@ -159,6 +159,16 @@ def scenario_recall():
     why = items[0].find_element(By.CLASS_NAME, "why").text
     assert "shares words" in why and "importance" in why and "recency" in why, why
     shot("recall")
+    # A request for advice brings the standing constraint on it, and says so.
+    q.clear()
+    q.send_keys("Any dinner ideas for tonight?")
+    by_id("recall-go").click()
+    until("the constraint", lambda: "vegetarian" in text("recall-result"))
+    items = d.find_elements(By.CSS_SELECTOR, "#recall-result ol.recalled li")
+    assert "vegetarian" in items[0].text, items[0].text
+    why = items[0].find_element(By.CLASS_NAME, "why").text
+    assert "constraint: diet" in why, why
+    shot("recall-constraint")
     q.clear()
     q.send_keys("Explain quantum chromodynamics lecture schedules")
     by_id("recall-go").click()

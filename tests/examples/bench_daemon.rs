@@ -49,16 +49,22 @@ fn report(what: &str, mut us: Vec<f64>) {
 }
 
 fn recall_bench(d: &Daemon, what: &str, n: usize) {
-    let body = json!({"messages": [
-        {"role": "user", "content": "which tool do I prefer for project 3?"}
-    ]})
-    .to_string();
-    for _ in 0..50 {
-        try_request(&d.socket, "POST", "/api/memory/recall", Some(&body), &[]).unwrap();
+    // Every request a query window not seen before (a prior turn numbered), so the daemon's
+    // cache of recent query embeddings never answers for the model.
+    let body = |k: usize| {
+        json!({"messages": [
+            {"role": "user", "content": format!("earlier message {k}")},
+            {"role": "user", "content": "which tool do I prefer for project 3?"}
+        ]})
+        .to_string()
+    };
+    for k in 0..50 {
+        try_request(&d.socket, "POST", "/api/memory/recall", Some(&body(k)), &[]).unwrap();
     }
     let mut us = Vec::with_capacity(n);
     let mut header = String::new();
-    for _ in 0..n {
+    for k in 0..n {
+        let body = body(50 + k);
         let t = Instant::now();
         let r = try_request(&d.socket, "POST", "/api/memory/recall", Some(&body), &[]).unwrap();
         us.push(t.elapsed().as_secs_f64() * 1e6);

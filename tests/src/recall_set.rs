@@ -3,6 +3,7 @@
 //! hit@6, recall@6, MRR and the share of off-topic messages that inject nothing. Shared by the
 //! quality test (`tests/recall_eval.rs`) and the report (`examples/eval_recall.rs`).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
@@ -78,6 +79,8 @@ pub struct Figures {
     pub off_empty: usize,
     pub injected: usize,
     pub queries: usize,
+    /// The same figures for each on-topic class alone (`constraint`, `when`, …).
+    pub by_class: BTreeMap<String, Figures>,
 }
 
 impl Figures {
@@ -143,26 +146,33 @@ pub fn evaluate(set: &Set, embedder: Option<&BertEmbedder>, show_misses: bool) -
             }
             continue;
         }
-        f.on_topic += 1;
-        let first = got.iter().position(|g| l.expect.iter().any(|e| e == g));
-        if let Some(p) = first {
-            f.hit6 += 1;
-            f.rr += 1.0 / (p + 1) as f64;
-            if p == 0 {
-                f.hit1 += 1;
-            }
-        } else if show_misses {
+        let hit = score(&mut f, &l.expect, &got);
+        let class = f.by_class.entry(l.class.clone()).or_default();
+        class.queries += 1;
+        class.injected += got.len();
+        score(class, &l.expect, &got);
+        if !hit && show_misses {
             println!(
                 "  missed [{}] {:?} (want {:?}, got {got:?})",
                 l.class, l.q, l.expect
             );
         }
-        let found = l
-            .expect
-            .iter()
-            .filter(|e| got.contains(&e.as_str()))
-            .count();
-        f.recall6 += found as f64 / l.expect.len() as f64;
     }
     f
+}
+
+/// Count one on-topic message in `f`; whether one of its facts was injected.
+fn score(f: &mut Figures, expect: &[String], got: &[&str]) -> bool {
+    f.on_topic += 1;
+    let first = got.iter().position(|g| expect.iter().any(|e| e == g));
+    if let Some(p) = first {
+        f.hit6 += 1;
+        f.rr += 1.0 / (p + 1) as f64;
+        if p == 0 {
+            f.hit1 += 1;
+        }
+    }
+    let found = expect.iter().filter(|e| got.contains(&e.as_str())).count();
+    f.recall6 += found as f64 / expect.len() as f64;
+    first.is_some()
 }

@@ -370,6 +370,7 @@ fn the_memory_page_in_a_real_browser() {
             record("aaaa0001", "Works at Acme", "user"),
             record("aaaa0002", "Owns a cat named Tom", "import"),
             record("aaaa0003", "My dog is a beagle named Biscuit", "user"),
+            record("aaaa0005", "User is vegetarian", "user"),
             with_evidence(
                 record("aaaa0004", "User keeps two beehives on the roof", "synth"),
                 &[("s0", 3, "I keep <b>two</b> beehives on my roof")],

@@ -69,6 +69,30 @@ fn lexical_recall_without_an_embedder_says_no_embedder() {
     assert_eq!(v["block"], "");
 }
 
+/// A request for advice recalls the standing constraint on it with no shared word, and says why
+/// in `--explain` and the JSON.
+#[test]
+fn a_request_for_advice_recalls_the_diet_and_explain_says_constraint() {
+    let env = Env::new();
+    add_all(&env, FACTS);
+    let v = recall(&env, "Any dinner ideas for tonight?");
+    assert_eq!(ids(&v), vec![FACTS[0]]);
+    assert_eq!(v["items"][0]["constraint"], "diet");
+    let explained = env
+        .log(&[
+            "memory",
+            "recall",
+            "Any dinner ideas for tonight?",
+            "--explain",
+        ])
+        .ok();
+    assert!(
+        explained.contains("I am vegetarian (constraint: diet)")
+            && explained.contains("constraint: diet  "),
+        "{explained}"
+    );
+}
+
 #[test]
 fn privacy_mode_recalls_nothing_unless_opted_in() {
     let env = Env::new();

@@ -6,7 +6,13 @@
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use localm::models::embedder::BertEmbedder;
-use localm_tests::recall_set::{HALVES, HEADER, evaluate, load};
+use localm_tests::recall_set::{Figures, HALVES, HEADER, evaluate, load};
+
+/// The share of constraint questions ("Any dinner ideas?") that recalled one of their
+/// standing constraints ("User is vegetarian").
+fn constraint_rate(f: &Figures) -> f64 {
+    f.by_class["constraint"].hit6_rate()
+}
 
 /// Lexical recall (word share, no embedder): off-topic messages stay empty, on-topic ones hit.
 #[test]
@@ -16,12 +22,14 @@ fn lexical_recall_quality_on_both_halves() {
         let f = evaluate(&load(half), None, false);
         eprintln!("{}", f.row(&format!("{half}, lexical")));
         assert!(f.off_empty_rate() >= 0.90, "{half}: {f:?}");
-        assert!(f.hit6_rate() >= 0.55, "{half}: {f:?}");
+        assert!(f.hit6_rate() >= 0.65, "{half}: {f:?}");
+        assert!(constraint_rate(&f) >= 0.90, "{half}: {f:?}");
     }
 }
 
 /// Semantic recall with the real all-MiniLM-L6-v2 and its calibrated gate: at least 95% of
-/// off-topic messages inject nothing, and the right fact is in the top 6 for three in four.
+/// off-topic messages inject nothing, the right fact is in the top 6 for 83%, and a request
+/// for advice recalls a standing constraint on it in 90%.
 #[test]
 fn semantic_recall_quality_on_both_halves() {
     // Absent model: skipped, unless LOCALM_REQUIRE_MODELS is set (scripts/test), then it fails.
@@ -35,6 +43,7 @@ fn semantic_recall_quality_on_both_halves() {
         let semantic = evaluate(&set, Some(&bert), false);
         eprintln!("{}", semantic.row(&format!("{half}, semantic")));
         assert!(semantic.off_empty_rate() >= 0.95, "{half}: {semantic:?}");
-        assert!(semantic.hit6_rate() >= 0.75, "{half}: {semantic:?}");
+        assert!(semantic.hit6_rate() >= 0.83, "{half}: {semantic:?}");
+        assert!(constraint_rate(&semantic) >= 0.90, "{half}: {semantic:?}");
     }
 }

@@ -1,9 +1,14 @@
 //! Lexical relevance: BM25 over content words (the word model is `crate::words`), and the
-//! generic words that count for less.
+//! generic words that count for less. The index also keeps what each fact says by rule that
+//! does not change between queries: its standing constraint (`constraint.rs`), and whether it
+//! carries a date (`when.rs`).
 
 pub use crate::words::{STEM, content_words, stem};
 
 use std::collections::HashMap;
+
+use super::constraint::{self, Constraint};
+use super::when;
 
 /// Generic words that still say a little (counts, places, times, everyday verbs): "How far
 /// away is Mars?" shares "away" with "User's cat ran away" without being about it. They count
@@ -124,6 +129,10 @@ pub struct LexicalIndex {
     vocab: HashMap<String, u32>,
     df: Vec<u32>,
     avgdl: f32,
+    /// Each fact's standing constraint, recognised once when the index is built.
+    constraints: Vec<Option<Constraint>>,
+    /// Whether each fact carries a date.
+    dated: Vec<bool>,
 }
 
 impl LexicalIndex {
@@ -131,7 +140,11 @@ impl LexicalIndex {
         let mut vocab: HashMap<String, u32> = HashMap::new();
         let mut df: Vec<u32> = Vec::new();
         let mut docs: Vec<Vec<u32>> = Vec::new();
+        let mut constraints = Vec::new();
+        let mut dated = Vec::new();
         for text in texts {
+            constraints.push(constraint::of_fact(text));
+            dated.push(when::carries_date(text));
             let mut doc: Vec<u32> = Vec::new();
             for w in content_words(text) {
                 let next = vocab.len() as u32;
@@ -157,7 +170,19 @@ impl LexicalIndex {
             vocab,
             df,
             avgdl,
+            constraints,
+            dated,
         }
+    }
+
+    /// Whether fact `i` carries a date.
+    pub fn dated(&self, i: usize) -> bool {
+        self.dated.get(i).copied().unwrap_or(false)
+    }
+
+    /// The standing constraint fact `i` states, if any.
+    pub fn constraint(&self, i: usize) -> Option<Constraint> {
+        self.constraints.get(i).copied().flatten()
     }
 
     /// The query's words that occur in some document, deduplicated (others cannot match).

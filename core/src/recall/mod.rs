@@ -3,10 +3,12 @@
 //! importance, within 6 facts and 1,200 characters; the result says how it degraded, if it did.
 
 pub mod block;
+pub mod constraint;
 pub mod gate;
 pub mod lexical;
 pub mod query;
 pub mod rank;
+pub mod when;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -16,7 +18,7 @@ use self::lexical::{LexicalIndex, content_words};
 use self::query::Query;
 use self::rank::{Gate, Scored, Signals, is_first_person_question, rank};
 use crate::engine::Embedder;
-use crate::record::Record;
+use crate::record::{Kind, Record};
 use crate::store::vectors::Vectors;
 
 /// Below this fraction of records with a current vector, recall falls back to lexical.
@@ -107,6 +109,10 @@ pub struct Item {
     pub id: String,
     pub text: String,
     pub score: f32,
+    /// The standing constraint it was recalled for, when the message asked for advice it bears
+    /// on ("diet", "allergy", …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub constraint: Option<constraint::Label>,
 }
 
 /// Every record's signals and decision, for `--explain` (`scored.index` is the record's place).
@@ -212,10 +218,17 @@ pub fn recall(
         Semantic::Unavailable(_) => (gate::LEXICAL, None),
     };
     let about_user = gate::is_about_user(&query.text);
+    let asked = constraint::advice_domains(&query.latest);
+    let when_question = when::is_when_question(&query.latest);
     let signals: Vec<Signals> = records
         .iter()
         .enumerate()
         .map(|(i, r)| Signals {
+            constraint: index
+                .constraint(i)
+                .filter(|c| r.kind == Kind::Semantic && c.domains.meets(asked))
+                .map(|c| c.label),
+            dated: when_question && index.dated(i),
             share: index.share(i, &weighed),
             cosine: match (semantic, model) {
                 (Semantic::Ready { query, vectors, .. }, Some(model)) => {
@@ -226,6 +239,7 @@ pub fn recall(
         })
         .collect();
     let mut ranked = rank(records, &signals, &gates, about_user, now);
+    rank::make_room_for_constraints(&mut ranked, &constraint::order_for(&query.latest));
     let nothing = ranked.iter().all(|s| s.gate == Gate::Rejected);
     if nothing && degrade.is_some() && is_first_person_question(&query.latest) {
         fallback(records, &mut ranked);
@@ -276,6 +290,7 @@ fn choose(records: &[Record], ranked: Vec<Scored>, degrade: Option<Degrade>) -> 
                     id: r.id.clone(),
                     text: r.text.clone(),
                     score: s.score,
+                    constraint: s.constraint,
                 });
                 chosen = true;
             }

@@ -5,7 +5,9 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::constraint::Label;
 use super::gate::Gates;
+use super::when;
 use crate::record::{Record, Source};
 
 pub const W_RELEVANCE: f32 = 0.5;
@@ -17,6 +19,9 @@ pub const RECENCY_TAU_DAYS: f32 = 30.0;
 pub const MAX_FACTS: usize = 6;
 /// Facts the first-person fallback brings in at most.
 pub const FALLBACK_FACTS: usize = 2;
+/// Standing constraints a request for advice brings in at most, beyond the facts the gate
+/// lets through (they take their places among the six). Chosen on the tuning half.
+pub const CONSTRAINT_FACTS: usize = 4;
 
 /// Why a candidate was or was not let through the gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -28,6 +33,8 @@ pub enum Gate {
     Similar,
     /// Brought in by the first-person fallback.
     Fallback,
+    /// A standing constraint on the advice the message asks for (`constraint.rs`).
+    Constraint,
     /// Not related enough to the query.
     Rejected,
 }
@@ -40,6 +47,11 @@ pub struct Signals {
     pub share: f32,
     /// Cosine similarity, when the semantic signal is in use.
     pub cosine: Option<f32>,
+    /// The fact's standing constraint, when it bears on the advice this message asks for.
+    pub constraint: Option<Label>,
+    /// The message asks when, and the fact carries a date (its relevance rises by
+    /// [`when::DATED_BOOST`] once it is through the gate).
+    pub dated: bool,
 }
 
 /// A scored candidate, for the result and `--explain`.
@@ -55,6 +67,9 @@ pub struct Scored {
     pub cosine: Option<f32>,
     /// The share of the query's word weight the fact holds.
     pub share: f32,
+    /// The fact's standing constraint, when it bears on the advice this message asks for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub constraint: Option<Label>,
 }
 
 /// exp(−age / 30 days) for synth, measured from the last update or recall; 1 for user/import.
@@ -84,11 +99,17 @@ pub fn rank(
         .enumerate()
         .map(|(index, (r, s))| {
             let gate = match (gates.passes(s.share, s.cosine, about_user), s.cosine) {
+                (false, _) if s.constraint.is_some() => Gate::Constraint,
                 (false, _) => Gate::Rejected,
                 (true, None) => Gate::SharedWord,
                 (true, Some(_)) => Gate::Similar,
             };
-            let relevance = gates.relevance(s.share, s.cosine);
+            let relevance = gates.relevance(s.share, s.cosine)
+                + if s.dated && gate != Gate::Rejected {
+                    when::DATED_BOOST
+                } else {
+                    0.0
+                };
             let recency = recency(r, now);
             let importance = r.importance.clamp(0.0, 1.0);
             Scored {
@@ -100,6 +121,7 @@ pub fn rank(
                 gate,
                 cosine: s.cosine,
                 share: s.share,
+                constraint: s.constraint,
             }
         })
         .collect();
@@ -110,6 +132,44 @@ pub fn rank(
             .then(a.index.cmp(&b.index))
     });
     out
+}
+
+/// At most [`CONSTRAINT_FACTS`] constraint-only candidates keep their gate and take places
+/// among the first [`MAX_FACTS`] (the weakest gated facts move down to make room); any others
+/// are rejected. The kinds in `order` (those the message names) go first, then the best
+/// scored. `ranked` is best first, gate-rejected last.
+pub fn make_room_for_constraints(ranked: &mut Vec<Scored>, order: &[Label]) {
+    let place = |s: &Scored| {
+        s.constraint
+            .and_then(|l| order.iter().position(|o| *o == l))
+            .unwrap_or(order.len())
+    };
+    let mut waiting: Vec<usize> = (0..ranked.len())
+        .filter(|&k| ranked[k].gate == Gate::Constraint)
+        .collect();
+    // Stable: within a kind, the better score (earlier in `ranked`) first.
+    waiting.sort_by_key(|&k| place(&ranked[k]));
+    let kept: Vec<usize> = waiting.iter().copied().take(CONSTRAINT_FACTS).collect();
+    for &k in &waiting {
+        if !kept.contains(&k) {
+            ranked[k].gate = Gate::Rejected;
+        }
+    }
+    if kept.is_empty() {
+        return;
+    }
+    let mut all: Vec<Option<Scored>> = ranked.drain(..).map(Some).collect();
+    let reserved: Vec<Scored> = kept.iter().filter_map(|&k| all[k].take()).collect();
+    let (gated, rejected): (Vec<Scored>, Vec<Scored>) = all
+        .into_iter()
+        .flatten()
+        .partition(|s| s.gate != Gate::Rejected);
+    let room = MAX_FACTS.saturating_sub(reserved.len()).min(gated.len());
+    let mut gated = gated.into_iter();
+    ranked.extend(gated.by_ref().take(room));
+    ranked.extend(reserved);
+    ranked.extend(gated);
+    ranked.extend(rejected);
 }
 
 /// Whether `text` is a first-person question ("what is my name?", "do I have a cat").
@@ -166,7 +226,12 @@ mod tests {
     }
 
     fn sig(share: f32, cosine: Option<f32>) -> Signals {
-        Signals { share, cosine }
+        Signals {
+            share,
+            cosine,
+            constraint: None,
+            dated: false,
+        }
     }
 
     fn gates_of(s: &[Scored]) -> Vec<Gate> {
@@ -263,6 +328,43 @@ mod tests {
         );
         let order: Vec<usize> = s.iter().map(|x| x.index).collect();
         assert_eq!(order, vec![2, 1, 0]);
+    }
+
+    #[test]
+    fn constraints_take_places_among_the_six_at_most_their_cap() {
+        let now = at("2026-03-01T00:00:00Z");
+        let r = vec![rec(Source::User, 0.5, "2026-03-01T00:00:00Z"); 12];
+        // Seven facts through the gate, five constraints outside it.
+        let mut signals: Vec<Signals> = (0..7).map(|_| sig(0.9, None)).collect();
+        for label in [
+            Label::Diet,
+            Label::Diet,
+            Label::Health,
+            Label::Diet,
+            Label::Budget,
+        ] {
+            signals.push(Signals {
+                constraint: Some(label),
+                ..sig(0.0, None)
+            });
+        }
+        let mut ranked = rank(&r, &signals, &LEXICAL, true, now);
+        assert_eq!(
+            ranked.iter().filter(|s| s.gate == Gate::Constraint).count(),
+            5
+        );
+        make_room_for_constraints(&mut ranked, &[Label::Budget]);
+        let top: Vec<Gate> = ranked[..MAX_FACTS].iter().map(|s| s.gate).collect();
+        let held = top.iter().filter(|g| **g == Gate::Constraint).count();
+        assert_eq!(held, CONSTRAINT_FACTS.min(MAX_FACTS), "{top:?}");
+        assert_eq!(
+            ranked.iter().filter(|s| s.gate == Gate::Constraint).count(),
+            CONSTRAINT_FACTS,
+            "the others beyond the cap are rejected"
+        );
+        // The kind the message named goes first.
+        let first = ranked.iter().find(|s| s.gate == Gate::Constraint).unwrap();
+        assert_eq!(first.constraint, Some(Label::Budget));
     }
 
     #[test]

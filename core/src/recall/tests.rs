@@ -336,3 +336,67 @@ fn reinforcement_marks_injected_facts() {
     assert_eq!(records[0].last_recalled_at, Some(now()));
     assert_eq!(records[1].recall_count, 0);
 }
+
+#[test]
+fn a_request_for_advice_recalls_the_constraints_on_it_with_no_shared_word() {
+    let records = vec![
+        rec("veg", "User is vegetarian", Source::User, 0.8),
+        rec("chair", "User uses a wheelchair", Source::User, 0.8),
+        rec("go", "User writes Go at work", Source::User, 0.8),
+        rec("pen", "I'm allergic to penicillin", Source::User, 0.8),
+    ];
+    let sem = Semantic::Unavailable(Degrade::NoEmbedder);
+    let r = run(&records, &sem, "Any dinner ideas for tonight?");
+    assert_eq!(ids(&r), vec!["veg"], "food: the diet, not the drug allergy");
+    assert_eq!(r.items[0].constraint, Some(constraint::Label::Diet));
+    let chosen = r.candidates.iter().find(|c| c.chosen).unwrap();
+    assert_eq!(chosen.scored.gate, Gate::Constraint);
+    assert_eq!(
+        ids(&run(&records, &sem, "book me a hotel in Leeds")),
+        vec!["chair"]
+    );
+    // A question in the same domain that asks no advice recalls nothing.
+    for q in [
+        "how many calories are in a banana?",
+        "who invented the hotel?",
+    ] {
+        assert!(run(&records, &sem, q).items.is_empty(), "{q}");
+    }
+    // Nor does an episodic summary count as a standing constraint.
+    let summary = vec![Record {
+        kind: Kind::Episodic,
+        ..rec("menu", "Planned a vegetarian menu", Source::User, 0.8)
+    }];
+    assert!(run(&summary, &sem, "suggest a dinner").items.is_empty());
+}
+
+#[test]
+fn a_when_question_prefers_the_fact_that_carries_a_date() {
+    let records = vec![
+        rec(
+            "pet",
+            "User has a greyhound called Pilot",
+            Source::User,
+            0.8,
+        ),
+        rec(
+            "date",
+            "User adopted Pilot in March 2023",
+            Source::User,
+            0.8,
+        ),
+        rec("other", "User married Noor in June 2019", Source::User, 0.8),
+    ];
+    let sem = Semantic::Unavailable(Degrade::NoEmbedder);
+    // Both Pilot facts share the name; the dated one goes first. A dated fact the gate
+    // rejects is not brought in.
+    assert_eq!(
+        ids(&run(&records, &sem, "when did we get Pilot?")),
+        vec!["date", "pet"]
+    );
+    // Not a when-question: the order is the plain one.
+    assert_eq!(
+        ids(&run(&records, &sem, "tell me about Pilot")),
+        vec!["pet", "date"]
+    );
+}

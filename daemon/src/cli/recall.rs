@@ -7,6 +7,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use localm_core::engine::Embedder;
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
+use localm_core::recall::rank::Gate;
 use localm_core::store::Store;
 
 use super::Context;
@@ -79,7 +80,10 @@ fn human(answer: &Answer) -> String {
                     format!("{}", i + 1),
                     it.id.clone(),
                     format!("{:.3}", it.score),
-                    it.text.clone(),
+                    match it.constraint {
+                        Some(c) => format!("{} (constraint: {})", it.text, c.as_str()),
+                        None => it.text.clone(),
+                    },
                 ]
             })
             .collect();
@@ -98,7 +102,10 @@ fn human(answer: &Answer) -> String {
                 vec![
                     e.id.clone(),
                     if c.chosen { "yes" } else { "" }.into(),
-                    format!("{:?}", s.gate).to_lowercase(),
+                    match (s.gate, s.constraint) {
+                        (Gate::Constraint, Some(c)) => format!("constraint: {}", c.as_str()),
+                        (g, _) => format!("{g:?}").to_lowercase(),
+                    },
                     s.cosine.map_or("-".into(), |x| format!("{x:.3}")),
                     format!("{:.3}", s.share),
                     format!("{:.3}", s.relevance),

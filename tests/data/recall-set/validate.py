@@ -5,7 +5,7 @@ Run: python3 tests/data/recall-set/validate.py  (exits non-zero on a hard error)
 import collections, json, os, re, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ON = ["direct", "paraphrase", "followup", "typo", "life", "coding_personal"]
+ON = ["direct", "paraphrase", "followup", "typo", "life", "coding_personal", "constraint", "when"]
 STOP = set("""a about after again all also am an and any anything are as at be been before
 best between but by can could did do does doing don't for from get give go going got had has
 have he her here him his how i i'm i've if in into is it it's its just know like many me more

@@ -428,10 +428,12 @@ const GATES = {
   shared_word: "shares words with your message",
   similar: "similar in meaning",
   fallback: "a fact about you, for a question about you",
+  constraint: "a standing constraint on the advice you asked for",
 };
 
 function reasons(c) {
   const parts = [GATES[c.gate] || c.gate];
+  if (c.constraint) parts.push(`constraint: ${c.constraint}`);
   parts.push(`shared words ${(c.share * 100).toFixed(0)}%`);
   if (c.cosine !== undefined && c.cosine !== null) parts.push(`similarity ${c.cosine.toFixed(2)}`);
   parts.push(`recency ${c.recency.toFixed(2)}`, `importance ${c.importance.toFixed(2)}`, `score ${c.score.toFixed(2)}`);

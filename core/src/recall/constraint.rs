@@ -1,0 +1,707 @@
+//! Standing constraints: facts that limit which advice fits the user (a diet, an allergy, a
+//! health condition, accessibility, a language, a budget, a family situation), recognised from
+//! a fact's text by rule, and the advice domains a message asks about (food, travel, shopping,
+//! health, plans). A message asking for advice in a domain recalls the constraints on it even
+//! when it shares no word with them ("Any dinner ideas?" over "User is vegetarian").
+
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use serde::Serialize;
+
+use crate::words::tokens;
+
+/// What kind of constraint a fact states (`--explain` shows "constraint: diet").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Label {
+    Diet,
+    Allergy,
+    Health,
+    Accessibility,
+    Language,
+    Budget,
+    Family,
+}
+
+impl Label {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::Diet => "diet",
+            Label::Allergy => "allergy",
+            Label::Health => "health",
+            Label::Accessibility => "accessibility",
+            Label::Language => "language",
+            Label::Budget => "budget",
+            Label::Family => "family",
+        }
+    }
+}
+
+/// Advice domains, as a bit set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Domains(u8);
+
+impl Domains {
+    pub const NONE: Domains = Domains(0);
+    pub const FOOD: Domains = Domains(1);
+    pub const TRAVEL: Domains = Domains(2);
+    pub const SHOPPING: Domains = Domains(4);
+    pub const HEALTH: Domains = Domains(8);
+    pub const PLANS: Domains = Domains(16);
+
+    pub const fn or(self, other: Domains) -> Domains {
+        Domains(self.0 | other.0)
+    }
+
+    pub fn meets(self, other: Domains) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// A standing constraint: its kind, and the advice it bears on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Constraint {
+    pub label: Label,
+    pub domains: Domains,
+}
+
+/// A text's lower-cased words: as a set, and as one space-separated string with a space at
+/// each end, so that `" gluten free "` matches "gluten-free" and whole words only.
+struct Spaced {
+    line: String,
+    words: HashSet<String>,
+}
+
+fn spaced(text: &str) -> Spaced {
+    let words = tokens(text);
+    let mut line = String::from(" ");
+    for t in &words {
+        line.push_str(t);
+        line.push(' ');
+    }
+    Spaced {
+        line,
+        words: words.into_iter().collect(),
+    }
+}
+
+/// Whether `s` holds one of `cues`, each a word or a phrase. A cue whose first word is not in
+/// the text is passed over with one set lookup (the index runs this for every fact).
+fn any(s: &Spaced, cues: &[&str]) -> bool {
+    cues.iter().any(|c| {
+        let first = c.split(' ').next().unwrap_or(c);
+        s.words.contains(first) && (!c.contains(' ') || s.line.contains(&format!(" {c} ")))
+    })
+}
+
+const DIET: &[&str] = &[
+    "vegetarian",
+    "vegan",
+    "pescatarian",
+    "pescetarian",
+    "coeliac",
+    "celiac",
+    "gluten free",
+    "halal",
+    "kosher",
+    "teetotal",
+    "teetotaller",
+    "don't drink",
+    "doesn't drink",
+    "no alcohol",
+    "sober",
+    "lactose",
+    "dairy free",
+    "intolerant",
+    "intolerance",
+    "keto",
+    "low carb",
+    "no caffeine",
+    "no meat",
+    "don't eat",
+    "doesn't eat",
+    "can't eat",
+    "never eat",
+    "never eats",
+];
+
+const ALLERGY: &[&str] = &["allergic", "allergy", "allergies", "anaphylaxis", "epipen"];
+
+/// Allergens that make an allergy a food matter as well as a health one.
+const FOOD_ALLERGENS: &[&str] = &[
+    "peanut",
+    "peanuts",
+    "nut",
+    "nuts",
+    "shellfish",
+    "prawns",
+    "egg",
+    "eggs",
+    "milk",
+    "dairy",
+    "sesame",
+    "soy",
+    "soya",
+    "wheat",
+    "gluten",
+    "fish",
+    "strawberries",
+    "kiwi",
+];
+
+const HEALTH: &[&str] = &[
+    "asthma",
+    "asthmatic",
+    "inhaler",
+    "diabetes",
+    "diabetic",
+    "epilepsy",
+    "epileptic",
+    "migraine",
+    "migraines",
+    "heart condition",
+    "blood pressure",
+    "pregnant",
+    "arthritis",
+    "bad back",
+    "back pain",
+    "injury",
+    "reconstruction",
+    "knee operation",
+    "chronic",
+    "insomnia",
+    "avoid long runs",
+];
+
+/// Health conditions that bear on how the user can travel.
+const TRAVEL_HEALTH: &[&str] = &[
+    "seasick",
+    "motion sickness",
+    "travel sick",
+    "fear of flying",
+];
+
+const ACCESSIBILITY: &[&str] = &[
+    "wheelchair",
+    "no lift",
+    "no elevator",
+    "can't manage stairs",
+    "mobility",
+    "walking stick",
+    "crutches",
+    "step free",
+    "blind",
+    "colour blind",
+    "color blind",
+    "deaf",
+    "hard of hearing",
+    "hearing aid",
+];
+
+const LANGUAGES: &[&str] = &[
+    "english",
+    "spanish",
+    "french",
+    "german",
+    "italian",
+    "portuguese",
+    "japanese",
+    "chinese",
+    "mandarin",
+    "cantonese",
+    "arabic",
+    "hindi",
+    "dutch",
+    "polish",
+    "gaelic",
+    "welsh",
+    "korean",
+    "russian",
+];
+
+/// What makes a language a fact about what the user speaks (not, say, a spelling preference).
+const SPEAKS: &[&str] = &[
+    "speak",
+    "speaks",
+    "fluent",
+    "natively",
+    "native",
+    "learning",
+    "studying",
+    "understand",
+];
+
+const BUDGET: &[&str] = &[
+    "tight budget",
+    "on a budget",
+    "budget of",
+    "budget is",
+    "afford",
+    "can't afford",
+    "saving",
+    "second hand",
+    "secondhand",
+    "cheap",
+    "money is tight",
+    "skint",
+];
+
+/// A dependent in the household (people, or a pet that cannot be left).
+const DEPENDENTS: &[&str] = &[
+    "daughter",
+    "son",
+    "child",
+    "children",
+    "kid",
+    "kids",
+    "baby",
+    "toddler",
+    "twins",
+    "dog",
+    "greyhound",
+    "puppy",
+];
+
+/// What makes a dependent a standing situation: their age ("is six", "a 3-year-old"), or
+/// that they cannot be left.
+const SITUATION: &[&str] = &[
+    "year old",
+    "years old",
+    "months old",
+    "aged",
+    "left alone",
+    "pregnant",
+    "expecting",
+];
+
+/// Ages said in words, after "is": "My daughter Isla is six".
+const AGES: &[&str] = &[
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+];
+
+/// Whether `s` gives someone's age: "is six", "is 6".
+fn says_an_age(s: &Spaced) -> bool {
+    let s = &s.line;
+    s.match_indices(" is ").any(|(at, m)| {
+        let next = s[at + m.len()..].split(' ').next().unwrap_or_default();
+        AGES.contains(&next)
+            || (!next.is_empty() && next.len() <= 2 && next.chars().all(|c| c.is_ascii_digit()))
+    })
+}
+
+/// The standing constraint `text` states, if it states one (the first that applies, in the
+/// order of [`Label`]).
+pub fn of_fact(text: &str) -> Option<Constraint> {
+    use Domains as D;
+    let words = tokens(text);
+    let has = fact_cues(&words);
+    let s = |group: usize| has & (1 << group) != 0;
+    let c = |label, domains| Some(Constraint { label, domains });
+    if s(ALLERGY_) {
+        return if s(FOOD_ALLERGENS_) {
+            c(Label::Allergy, D::FOOD.or(D::HEALTH))
+        } else {
+            c(Label::Allergy, D::HEALTH)
+        };
+    }
+    if s(DIET_) {
+        return c(Label::Diet, D::FOOD);
+    }
+    if s(ACCESSIBILITY_) {
+        return c(Label::Accessibility, D::TRAVEL.or(D::PLANS).or(D::SHOPPING));
+    }
+    if s(TRAVEL_HEALTH_) {
+        return c(Label::Health, D::TRAVEL.or(D::PLANS).or(D::HEALTH));
+    }
+    if s(HEALTH_) {
+        return c(Label::Health, D::HEALTH.or(D::PLANS));
+    }
+    if s(LANGUAGES_) && s(SPEAKS_) {
+        return c(Label::Language, D::TRAVEL.or(D::PLANS));
+    }
+    if s(BUDGET_) {
+        return c(Label::Budget, D::SHOPPING.or(D::TRAVEL));
+    }
+    if s(DEPENDENTS_) && (s(SITUATION_) || says_an_age(&spaced(text))) {
+        return c(Label::Family, D::TRAVEL.or(D::PLANS));
+    }
+    None
+}
+
+// The cue lists a fact is matched against, by their place in [`FACT_CUES`].
+const ALLERGY_: usize = 0;
+const FOOD_ALLERGENS_: usize = 1;
+const DIET_: usize = 2;
+const ACCESSIBILITY_: usize = 3;
+const TRAVEL_HEALTH_: usize = 4;
+const HEALTH_: usize = 5;
+const LANGUAGES_: usize = 6;
+const SPEAKS_: usize = 7;
+const BUDGET_: usize = 8;
+const DEPENDENTS_: usize = 9;
+const SITUATION_: usize = 10;
+const FACT_CUES: [&[&str]; 11] = [
+    ALLERGY,
+    FOOD_ALLERGENS,
+    DIET,
+    ACCESSIBILITY,
+    TRAVEL_HEALTH,
+    HEALTH,
+    LANGUAGES,
+    SPEAKS,
+    BUDGET,
+    DEPENDENTS,
+    SITUATION,
+];
+
+/// Which of [`FACT_CUES`] occur in `words`, as bits. Looked up from each word of the fact (a
+/// map from a cue's first word to its lists), so the index pays a few lookups per fact, not
+/// one per cue.
+fn fact_cues(words: &[String]) -> u32 {
+    type ByFirst = HashMap<&'static str, Vec<(usize, Vec<&'static str>)>>;
+    static MAP: OnceLock<ByFirst> = OnceLock::new();
+    let map = MAP.get_or_init(|| {
+        let mut m: ByFirst = HashMap::new();
+        for (group, cues) in FACT_CUES.iter().enumerate() {
+            for cue in *cues {
+                let parts: Vec<&'static str> = cue.split(' ').collect();
+                m.entry(parts[0]).or_default().push((group, parts));
+            }
+        }
+        m
+    });
+    let mut has = 0;
+    for (k, w) in words.iter().enumerate() {
+        let Some(cues) = map.get(w.as_str()) else {
+            continue;
+        };
+        for (group, parts) in cues {
+            let rest = &parts[1..];
+            let follows = words.len() > k + rest.len()
+                && rest.iter().zip(&words[k + 1..]).all(|(p, w)| p == w);
+            if rest.is_empty() || follows {
+                has |= 1 << group;
+            }
+        }
+    }
+    has
+}
+
+/// Words that make a message a request for advice or a recommendation.
+const ADVICE: &[&str] = &[
+    "suggest",
+    "suggestion",
+    "suggestions",
+    "recommend",
+    "recommendation",
+    "recommendations",
+    "idea",
+    "ideas",
+    "tips",
+    "advice",
+    "advise",
+    "plan",
+    "book",
+    "find me",
+    "find us",
+    "find a",
+    "pick",
+    "choose",
+    "should i",
+    "should we",
+    "can i have",
+    "can i eat",
+    "can i take",
+    "could i",
+    "what can i",
+    "what can we",
+    "where can",
+    "where could",
+    "is it ok",
+    "is it safe",
+    "safe for me",
+    "ok for me",
+    "what to",
+    "help me",
+];
+
+const FOOD: &[&str] = &[
+    "dinner",
+    "lunch",
+    "breakfast",
+    "brunch",
+    "supper",
+    "meal",
+    "meals",
+    "recipe",
+    "recipes",
+    "cook",
+    "cooking",
+    "bake",
+    "baking",
+    "eat",
+    "eating",
+    "food",
+    "snack",
+    "snacks",
+    "dessert",
+    "cake",
+    "restaurant",
+    "restaurants",
+    "cafe",
+    "takeaway",
+    "takeout",
+    "menu",
+    "pizza",
+    "drink",
+    "drinks",
+    "cocktail",
+    "coffee",
+    "wine",
+    "beer",
+    "pub",
+    "picnic",
+    "table",
+    "order",
+    "packed lunch",
+    "night out",
+];
+
+const TRAVEL: &[&str] = &[
+    "holiday",
+    "holidays",
+    "trip",
+    "travel",
+    "hotel",
+    "hotels",
+    "flight",
+    "flights",
+    "city break",
+    "weekend away",
+    "getaway",
+    "abroad",
+    "itinerary",
+    "accommodation",
+    "airbnb",
+    "cruise",
+    "ferry",
+    "visit",
+    "weekend in",
+];
+
+const SHOPPING: &[&str] = &[
+    "buy", "buying", "purchase", "gift", "present", "shop", "shopping", "afford", "cheap", "price",
+    "shoes", "laptop", "phone", "sofa",
+];
+
+const HEALTH_ADVICE: &[&str] = &[
+    "medicine",
+    "medication",
+    "painkiller",
+    "pill",
+    "pills",
+    "doctor",
+    "gp",
+    "prescribe",
+    "symptoms",
+    "sick",
+    "cold",
+    "flu",
+    "pain",
+    "sore",
+    "hurts",
+    "workout",
+    "exercise",
+    "running",
+    "gym",
+    "fitness",
+    "training",
+];
+
+const PLANS: &[&str] = &[
+    "day out",
+    "night out",
+    "weekend",
+    "evening",
+    "tonight",
+    "party",
+    "date night",
+    "activity",
+    "activities",
+    "outing",
+    "fun",
+    "concert",
+    "club night",
+    "gig",
+    "festival",
+    "anniversary",
+    "birthday",
+    "family",
+];
+
+/// The advice domains `message` asks about: empty unless it asks for advice or a
+/// recommendation ("how many calories are in a banana?" asks none; "suggest a dinner" asks
+/// food). Plans ("tonight", "a party") is the weakest: it counts only when no other domain is
+/// named, so "dinner ideas for tonight" asks about food, not every plan.
+pub fn advice_domains(message: &str) -> Domains {
+    let s = spaced(message);
+    if !any(&s, ADVICE) {
+        return Domains::NONE;
+    }
+    let mut d = Domains::NONE;
+    for (cues, domain) in [
+        (FOOD, Domains::FOOD),
+        (TRAVEL, Domains::TRAVEL),
+        (SHOPPING, Domains::SHOPPING),
+        (HEALTH_ADVICE, Domains::HEALTH),
+        (PLANS, Domains::PLANS),
+    ] {
+        if any(&s, cues) && (domain != Domains::PLANS || d.is_empty()) {
+            d = d.or(domain);
+        }
+    }
+    d
+}
+
+/// Money words: a message naming them puts a budget first.
+const MONEY: &[&str] = &[
+    "afford", "cheap", "budget", "price", "cost", "money", "spend",
+];
+
+/// Language words: a message naming them puts what the user speaks first.
+const SPEECH: &[&str] = &["language", "speak", "phrasebook", "phrases", "translate"];
+
+/// The kinds of constraint `message` names (money: a budget; language: what the user speaks),
+/// which go first; the others follow in the order of their scores.
+pub fn order_for(message: &str) -> Vec<Label> {
+    let s = spaced(message);
+    let mut order = Vec::new();
+    for (cues, label) in [(MONEY, Label::Budget), (SPEECH, Label::Language)] {
+        if any(&s, cues) {
+            order.push(label);
+        }
+    }
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn label(text: &str) -> Option<&'static str> {
+        of_fact(text).map(|c| c.label.as_str())
+    }
+
+    #[test]
+    fn facts_that_constrain_advice() {
+        for (fact, want) in [
+            ("User is vegetarian", Some("diet")),
+            (
+                "I'm pescatarian: I eat fish but no other meat",
+                Some("diet"),
+            ),
+            (
+                "User has coeliac disease and must eat strictly gluten-free",
+                Some("diet"),
+            ),
+            ("I've been teetotal since 2021", Some("diet")),
+            ("I'm allergic to penicillin", Some("allergy")),
+            ("Isla has a severe peanut allergy", Some("allergy")),
+            (
+                "User has mild asthma and carries an inhaler",
+                Some("health"),
+            ),
+            ("I get seasick on big ferries", Some("health")),
+            ("User uses a wheelchair", Some("accessibility")),
+            (
+                "User's flat is on the third floor with no lift",
+                Some("accessibility"),
+            ),
+            (
+                "User speaks English natively and conversational Spanish",
+                Some("language"),
+            ),
+            ("User is on a tight budget this year", Some("budget")),
+            ("My daughter Isla is six", Some("family")),
+            (
+                "User's greyhound Pilot gets anxious when left alone",
+                Some("family"),
+            ),
+            // Not constraints: a tool, a spelling preference, a name, a hobby.
+            ("User writes Go for most of their work code", None),
+            ("User wants answers in British English spelling", None),
+            ("My wife is Noor", None),
+            ("User's daughter Isla is obsessed with dinosaurs", None),
+            ("I work a four-day week; Fridays are for my daughter", None),
+            ("I play bass in a covers band", None),
+        ] {
+            assert_eq!(label(fact), want, "{fact}");
+        }
+    }
+
+    #[test]
+    fn a_food_allergy_bears_on_food_a_drug_allergy_on_health_only() {
+        let peanut = of_fact("Isla has a severe peanut allergy").unwrap();
+        assert!(peanut.domains.meets(Domains::FOOD) && peanut.domains.meets(Domains::HEALTH));
+        let drug = of_fact("I'm allergic to penicillin").unwrap();
+        assert!(drug.domains.meets(Domains::HEALTH) && !drug.domains.meets(Domains::FOOD));
+    }
+
+    #[test]
+    fn requests_for_advice_and_their_domains() {
+        use Domains as D;
+        for (message, want) in [
+            ("Any dinner ideas for tonight?", D::FOOD),
+            ("What should I cook for dinner?", D::FOOD),
+            ("book me a hotel in London", D::TRAVEL),
+            ("which laptop should I buy?", D::SHOPPING),
+            ("what cold medicine can I take?", D::HEALTH),
+            ("plan a family day out for Sunday", D::PLANS),
+            // Questions, not requests for advice: no domain, however food-like.
+            ("how many calories are in a banana?", D::NONE),
+            ("how do vaccines work?", D::NONE),
+            (
+                "translate 'I would like a coffee, please' into French",
+                D::NONE,
+            ),
+            // Advice outside the constrained domains.
+            ("recommend a good Python linter", D::NONE),
+        ] {
+            assert_eq!(advice_domains(message), want, "{message}");
+        }
+    }
+
+    #[test]
+    fn a_message_naming_money_or_language_puts_that_kind_first() {
+        assert_eq!(
+            order_for("recommend a city break we can afford"),
+            vec![Label::Budget]
+        );
+        assert_eq!(
+            order_for("which language app for the trip?"),
+            vec![Label::Language]
+        );
+        assert!(order_for("suggest a dinner").is_empty());
+    }
+}
