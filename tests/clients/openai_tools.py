@@ -49,10 +49,11 @@ assert calls[0].function.name == "get_weather", calls
 args = json.loads(calls[0].function.arguments)
 print(f"ok: tool call {calls[0].function.name}({args}) ({memory})")
 
-# As OpenAI's function-calling guide does: the assistant's message with its tool calls and its
-# (null) content. llama-cpp-python's chatml-function-calling template needs the `content` key.
+# The assistant's message with its tool calls and its content, "" when it had none:
+# llama-cpp-python's server refuses a null content and its chatml-function-calling template
+# fails without the key (both valid for OpenAI).
 said = first.choices[0].message
-messages.append({"role": "assistant", "content": said.content,
+messages.append({"role": "assistant", "content": said.content or "",
                  "tool_calls": [c.model_dump(exclude_none=True) for c in said.tool_calls]})
 messages.append({"role": "tool", "tool_call_id": calls[0].id,
                  "content": json.dumps({"city": args.get("city"), "celsius": 12})})
