@@ -358,6 +358,17 @@ fn a_non_loopback_listener_serves_only_the_token_and_allowed_hosts() {
     );
 }
 
+/// A 200 reply's text and that text read as JSON (the test fails if it is not JSON).
+fn json_reply(r: &Response) -> (String, Value) {
+    assert_eq!(r.status, 200, "{}", r.body);
+    let text = r.json()["choices"][0]["message"]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    (text, v)
+}
+
 #[test]
 fn the_local_model_follows_response_format() {
     let Some(env) = model_env("log") else { return };
@@ -374,12 +385,7 @@ fn the_local_model_follows_response_format() {
         )
     };
     let r = ask(json!({"type": "json_object"}));
-    assert_eq!(r.status, 200, "{}", r.body);
-    let text = r.json()["choices"][0]["message"]["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let (text, v) = json_reply(&r);
     assert!(v.is_object(), "{text}");
 
     let schema = json!({
@@ -392,12 +398,7 @@ fn the_local_model_follows_response_format() {
         "required": ["name", "age", "kind"]
     });
     let r = ask(json!({"type": "json_schema", "json_schema": {"name": "pet", "schema": schema}}));
-    assert_eq!(r.status, 200, "{}", r.body);
-    let text = r.json()["choices"][0]["message"]["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let (text, v) = json_reply(&r);
     assert!(
         v["name"].as_str().is_some_and(|n| n.chars().count() <= 24),
         "{text}"
