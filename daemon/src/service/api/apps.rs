@@ -1,18 +1,16 @@
 //! What the chat endpoint reads from the apps in front of it: the conversation a turn belongs
 //! to (`X-Localm-Session`, Open WebUI's `X-OpenWebUI-Chat-Id`, `metadata`, else derived from
 //! the conversation: `core::chat::conversation`), whether the request is background work (an
-//! app's task prompt or the `+nomemory` model: `core::chat::task_prompt`), the `+nomemory`
-//! entries of `/v1/models`, and the 400 a prompt too long for the context gets.
+//! app's task prompt or the `+nomemory` model: `core::chat::task_prompt`), and the `+nomemory`
+//! entries of `/v1/models`.
 
-use axum::Json;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
 use chrono::{DateTime, Utc};
 use localm_core::chat::conversation::{Hints, session_for};
 use localm_core::chat::task_prompt::{self, Background, NO_MEMORY};
 use localm_core::chat::{ChatError, SESSION_MAX};
 use localm_core::recall::query::ChatMessage;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// The header a client names its session with (the body's `session` field works too).
 pub const SESSION_HEADER: &str = "x-localm-session";
@@ -73,22 +71,11 @@ pub fn with_nomemory(models: Vec<Value>) -> Vec<Value> {
         .collect()
 }
 
-/// The 400 OpenAI answers a prompt that cannot fit the model's context with.
-pub fn too_long(message: &str) -> Response {
-    tracing::warn!("chat: generation refused (context_length_exceeded): {message}");
-    let body = json!({"error": {
-        "message": message,
-        "type": "invalid_request_error",
-        "param": "messages",
-        "code": "context_length_exceeded",
-    }});
-    (StatusCode::BAD_REQUEST, Json(body)).into_response()
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use serde_json::json;
 
     fn now() -> DateTime<Utc> {
         "2026-11-30T10:00:00Z".parse().unwrap()

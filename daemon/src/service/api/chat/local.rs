@@ -10,7 +10,6 @@ use axum::body::{Body, Bytes};
 use axum::response::{IntoResponse, Response};
 use localm_core::chat;
 
-use super::super::apps;
 use super::openai::{
     self, ChatRequest, DONE, Delta, ReplyId, Usage, chunk, completion, sse, usage_chunk,
 };
@@ -51,7 +50,7 @@ pub(super) async fn generate(
             Some(Ok(Event::Ready { .. })) => continue,
             Some(Ok(Event::TooLong(m))) => {
                 s.chat.schedule_unload();
-                return with_header(apps::too_long(&m), &p.header);
+                return with_header(openai::too_long(&m), &p.header);
             }
             other => break other,
         }

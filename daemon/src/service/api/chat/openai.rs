@@ -335,6 +335,9 @@ struct ErrorDetail<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     code: &'a str,
+    /// The request field at fault, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    param: Option<&'static str>,
 }
 
 /// `{"error": {"message", "type", "code"}}`.
@@ -354,8 +357,18 @@ pub fn error_body<'a>(server: bool, code: &'a str, message: &'a str) -> ErrorBod
                 "invalid_request_error"
             },
             code,
+            param: None,
         },
     }
+}
+
+/// The 400 OpenAI answers a prompt that cannot fit the model's context with
+/// (`context_length_exceeded`, on `messages`), logged at warn.
+pub fn too_long(message: &str) -> Response {
+    tracing::warn!("chat: generation refused (context_length_exceeded): {message}");
+    let mut body = error_body(false, "context_length_exceeded", message);
+    body.error.param = Some("messages");
+    (StatusCode::BAD_REQUEST, Json(body)).into_response()
 }
 
 /// An error response in OpenAI's shape (a 503 says when to retry).
