@@ -1,5 +1,7 @@
 //! Recall benchmarks over a 256-record store: in-process recall latency (lexical, and semantic
-//! with the real embedding model), query-embedding latency, and backfill throughput.
+//! with the real embedding model), query-embedding latency and where it goes (tokeniser, the
+//! encoder by query length, side by side with candle-transformers' `BertModel`, the path before
+//! the encoder), and backfill throughput.
 //! `cargo run -p localm --example bench_recall` (model: $LOCALM_TEST_EMBED_MODEL or
 //! test-models/all-MiniLM-L6-v2). Prints median, p99, min and max of one run.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
@@ -9,6 +11,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
+use localm::models::bert::reference::CandleBert;
 use localm::models::embedder::BertEmbedder;
 use localm_core::engine::Embedder;
 use localm_core::recall::lexical::LexicalIndex;
@@ -191,6 +194,48 @@ fn main() {
         .collect(),
         "ms",
     );
+    // Where a query's time goes: the tokeniser alone, then the encoder (tokenising, 6 layers,
+    // pooling) by query length, beside candle's BertModel on the same text.
+    let tokenizer = tokenizers::Tokenizer::from_file(model.join("tokenizer.json")).unwrap();
+    let reference = CandleBert::load(&model).unwrap();
+    let lengths = [
+        ("short", "what editor do I use?".to_string()),
+        ("2 turns", query.text.clone()),
+        (
+            "long",
+            "I write printer firmware in C at Acme and the build is failing. ".repeat(8),
+        ),
+    ];
+    for (what, text) in &lengths {
+        let tokens = tokenizer
+            .encode(text.as_str(), true)
+            .unwrap()
+            .get_ids()
+            .len();
+        report(
+            &format!("tokeniser only, {what} ({tokens} tokens)"),
+            time(200, || {
+                black_box(tokenizer.encode(fresh(text).as_str(), true).unwrap());
+            }),
+            "µs",
+        );
+        let ms = |v: Vec<f64>| v.into_iter().map(|us| us / 1e3).collect::<Vec<_>>();
+        report(
+            &format!("query embedding, {what} ({tokens} tokens)"),
+            ms(time(200, || {
+                black_box(bert.embed(&[fresh(text).as_str()]).unwrap());
+            })),
+            "ms",
+        );
+        report(
+            &format!("  candle BertModel, {what}"),
+            ms(time(100, || {
+                black_box(reference.embed(fresh(text).as_str()).unwrap());
+            })),
+            "ms",
+        );
+    }
+
     let qv = bert.embed(&[&query.text]).unwrap().remove(0);
     let ready = Semantic::Ready {
         query: qv,

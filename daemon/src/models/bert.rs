@@ -1,21 +1,23 @@
-//! Sentence embeddings on candle BERT: loads a sentence-transformers folder, pools, L2-normalises.
+//! Sentence embeddings from a BERT sentence-transformers folder: validates and loads it (weights
+//! read through candle), runs [`encoder::Encoder`] over each text, pools, L2-normalises.
+
+mod encoder;
+mod matmul;
+pub mod reference;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use candle_core::{D, DType, Device, Tensor};
+use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::bert::Config;
 use localm_core::id::fnv1a32;
-use tokenizers::{
-    PaddingDirection, PaddingParams, PaddingStrategy, Tokenizer, TruncationDirection,
-    TruncationParams, TruncationStrategy,
-};
+use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
+
+use encoder::Encoder;
 
 /// Longest input, in tokens (special tokens included), that is ever fed to the model.
 const MAX_TOKENS: usize = 256;
-/// Largest number of texts run through the model in one forward pass; bigger inputs are chunked.
-const MAX_BATCH: usize = 64;
 
 const CONFIG_FILE: &str = "config.json";
 const WEIGHTS_FILE: &str = "model.safetensors";
@@ -74,12 +76,11 @@ impl Pooling {
 
 /// A loaded sentence-transformers BERT model with its tokenizer.
 pub struct Bert {
-    model: BertModel,
+    encoder: Encoder,
     tokenizer: Tokenizer,
     pooling: Pooling,
     dim: usize,
     id: String,
-    device: Device,
 }
 
 /// What `validate_dir` learns from the small files of a model folder.
@@ -230,29 +231,8 @@ impl Bert {
         let tok_path = dir.join(TOKENIZER_FILE);
         let mut tokenizer =
             Tokenizer::from_file(&tok_path).map_err(|e| tokenizer_error(&tok_path, e))?;
-        let pad_id = u32::try_from(info.config.pad_token_id).map_err(|_| {
-            BertError::Invalid(format!(
-                "pad_token_id {} is out of range",
-                info.config.pad_token_id
-            ))
-        })?;
-        let (pad_id, pad_type_id, pad_token) = match tokenizer.get_padding() {
-            Some(p) => (p.pad_id, p.pad_type_id, p.pad_token.clone()),
-            None => {
-                let token = tokenizer
-                    .id_to_token(pad_id)
-                    .unwrap_or_else(|| "[PAD]".to_string());
-                (pad_id, 0, token)
-            }
-        };
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            direction: PaddingDirection::Right,
-            pad_to_multiple_of: None,
-            pad_id,
-            pad_type_id,
-            pad_token,
-        }));
+        // One text at a time: never padded (tokenizer.json may ask for a fixed length).
+        tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams {
                 direction: TruncationDirection::Right,
@@ -278,7 +258,7 @@ impl Bert {
                 weights_path.display()
             )));
         };
-        let model = BertModel::load(vb, &info.config)?;
+        let encoder = Encoder::load(&vb, &info.config)?;
 
         let dim = info.config.hidden_size;
         let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
@@ -290,12 +270,11 @@ impl Bert {
         let _ = write!(id, "{:08x}", info.config_hash);
 
         Ok(Self {
-            model,
+            encoder,
             tokenizer,
             pooling: info.pooling,
             dim,
             id,
-            device,
         })
     }
 
@@ -314,75 +293,47 @@ impl Bert {
         self.pooling
     }
 
-    /// Batched; each output vector L2-normalised; empty input → empty output. Texts truncated at 256 tokens (or the model max, whichever is smaller).
-    ///
-    /// Texts are grouped by length into forward passes of at most 64, so padding stays small;
-    /// the output order matches the input order.
+    /// One L2-normalised vector per text, in order; empty input → empty output. Texts are
+    /// truncated at 256 tokens (or the model's maximum, whichever is smaller) and run one at a
+    /// time, so nothing is padded.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, BertError> {
-        if texts.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| texts[i].len());
-
-        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
-        for chunk in order.chunks(MAX_BATCH) {
-            let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
-            let vectors = self.embed_batch(batch)?;
-            for (&i, v) in chunk.iter().zip(vectors) {
-                out[i] = v;
-            }
-        }
-        Ok(out)
+        texts.iter().map(|t| self.embed_one(t)).collect()
     }
 
-    fn embed_batch(&self, texts: Vec<&str>) -> Result<Vec<Vec<f32>>, BertError> {
-        let n = texts.len();
-        let encodings = self
+    fn embed_one(&self, text: &str) -> Result<Vec<f32>, BertError> {
+        let enc = self
             .tokenizer
-            .encode_batch(texts, true)
+            .encode(text, true)
             .map_err(|e| BertError::Tokenizer(e.to_string()))?;
-        let seq_len = encodings.first().map_or(0, |e| e.get_ids().len());
-        if seq_len == 0 {
+        let (ids, types) = (enc.get_ids(), enc.get_type_ids());
+        if ids.is_empty() {
             return Err(BertError::Tokenizer(
                 "tokenizer produced no tokens".to_string(),
             ));
         }
-        let mut ids = Vec::with_capacity(n * seq_len);
-        let mut type_ids = Vec::with_capacity(n * seq_len);
-        let mut mask = Vec::with_capacity(n * seq_len);
-        for enc in &encodings {
-            if enc.get_ids().len() != seq_len {
-                return Err(BertError::Tokenizer(
-                    "tokenizer returned a batch of uneven length".to_string(),
-                ));
-            }
-            ids.extend_from_slice(enc.get_ids());
-            type_ids.extend_from_slice(enc.get_type_ids());
-            mask.extend_from_slice(enc.get_attention_mask());
-        }
-        let ids = Tensor::from_vec(ids, (n, seq_len), &self.device)?;
-        let type_ids = Tensor::from_vec(type_ids, (n, seq_len), &self.device)?;
-        let mask = Tensor::from_vec(mask, (n, seq_len), &self.device)?;
-
-        // (n, seq_len, dim)
-        let hidden = self.model.forward(&ids, &type_ids, Some(&mask))?;
-        let pooled = match self.pooling {
-            Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,
+        let hidden = self.encoder.forward(ids, types).ok_or_else(|| {
+            BertError::Invalid(format!(
+                "a token id or position is outside the model's tables ({} tokens)",
+                ids.len()
+            ))
+        })?;
+        let mut pooled = match self.pooling {
+            Pooling::Cls => hidden[..self.dim].to_vec(),
             Pooling::Mean => {
-                let m = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (n, seq_len, 1)
-                let summed = hidden.broadcast_mul(&m)?.sum(1)?; // (n, dim)
-                let counts = m.sum(1)?.clamp(1e-9f32, f32::MAX)?; // (n, 1)
-                summed.broadcast_div(&counts)?
+                let mut sum = vec![0f32; self.dim];
+                for row in hidden.chunks_exact(self.dim) {
+                    for (s, v) in sum.iter_mut().zip(row) {
+                        *s += v;
+                    }
+                }
+                let n = ids.len() as f32;
+                sum.iter_mut().for_each(|s| *s /= n);
+                sum
             }
         };
-        let norms = pooled
-            .sqr()?
-            .sum_keepdim(D::Minus1)?
-            .sqrt()?
-            .clamp(1e-12f32, f32::MAX)?;
-        let normalised = pooled.broadcast_div(&norms)?;
-        Ok(normalised.to_vec2::<f32>()?)
+        let norm = pooled.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-12);
+        pooled.iter_mut().for_each(|v| *v /= norm);
+        Ok(pooled)
     }
 }
 
@@ -394,6 +345,34 @@ mod tests {
     fn embedder_is_send_and_sync() {
         fn check<T: Send + Sync>() {}
         check::<Bert>();
+    }
+
+    #[test]
+    fn the_encoder_agrees_with_candles_bert() {
+        let Some(dir) = crate::models::test_model("LOCALM_TEST_EMBED_MODEL", "all-MiniLM-L6-v2")
+        else {
+            return;
+        };
+        let long = "I write printer firmware in C at Acme and the build keeps failing. ".repeat(30);
+        let texts = [
+            "hi",
+            "what editor do I use?",
+            "Any dinner ideas for tonight? User is vegetarian and allergic to peanuts.",
+            "Ünïcödé, emoji 🎉 and numbers 1234567 all in one line",
+            long.as_str(),
+        ];
+        let ours = Bert::load(&dir).unwrap().embed(&texts).unwrap();
+        let reference = reference::CandleBert::load(&dir).unwrap();
+        let theirs: Vec<Vec<f32>> = texts.iter().map(|t| reference.embed(t).unwrap()).collect();
+        let mut worst = 1f32;
+        for ((t, a), b) in texts.iter().zip(&ours).zip(&theirs) {
+            assert_eq!(a.len(), b.len());
+            let cos: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+            let head: String = t.chars().take(40).collect();
+            assert!(cos > 0.999_999, "cosine {cos} for {head:?}");
+            worst = worst.min(cos);
+        }
+        eprintln!("lowest cosine to candle's BertModel: {worst}");
     }
 
     #[test]

@@ -504,39 +504,15 @@ fn decode(ctx: &mut LlamaContext<'_>, batch: &mut LlamaBatch<'_>) -> Result<(), 
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write as _;
     use std::path::PathBuf;
 
     use localm_core::consolidate::{grammar, prompt};
 
     use super::*;
 
-    /// The test GGUF, resolved as tests/src/lib.rs does: `$LOCALM_TEST_LLM_MODEL`, else
-    /// `test-models/` in the workspace. Missing: a failure when `LOCALM_REQUIRE_MODELS` is set,
-    /// else `None` and a "skipped" line written straight to stderr (not captured by the harness).
+    /// The test GGUF (see [`crate::models::test_model`]).
     fn model_path() -> Option<PathBuf> {
-        let path = std::env::var_os("LOCALM_TEST_LLM_MODEL")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("../test-models/SmolLM2-135M-Instruct.Q4_1.gguf")
-            });
-        if path.is_file() {
-            return Some(path);
-        }
-        assert!(
-            std::env::var_os("LOCALM_REQUIRE_MODELS").is_none(),
-            "{} is missing and LOCALM_REQUIRE_MODELS is set: run scripts/fetch-test-models \
-             and set LOCALM_TEST_LLM_MODEL",
-            path.display()
-        );
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: {}: {} not found (set LOCALM_TEST_LLM_MODEL or run scripts/fetch-test-models)",
-            std::thread::current().name().unwrap_or("a model test"),
-            path.display()
-        );
-        None
+        crate::models::test_model("LOCALM_TEST_LLM_MODEL", "SmolLM2-135M-Instruct.Q4_1.gguf")
     }
 
     fn msg(role: &str, content: &str) -> Message {

@@ -77,3 +77,31 @@ pub fn llm_path(data_dir: &Path, settings: &Settings) -> Option<PathBuf> {
     let installed = default.exists();
     in_force(data_dir, settings.llm_model.as_deref(), default, installed)
 }
+
+/// A test model's path: `$VAR`, else `test-models/NAME` in the workspace (as tests/src/lib.rs
+/// resolves it). Missing: a failure when `LOCALM_REQUIRE_MODELS` is set, else `None` and a
+/// "skipped" line written straight to stderr (not captured by the harness).
+#[cfg(test)]
+pub(crate) fn test_model(var: &str, name: &str) -> Option<PathBuf> {
+    use std::io::Write as _;
+    let path = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../test-models")
+            .join(name)
+    });
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("LOCALM_REQUIRE_MODELS").is_none(),
+        "{} is missing and LOCALM_REQUIRE_MODELS is set: run scripts/fetch-test-models and set {var}",
+        path.display()
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped: {}: {} not found (set {var} or run scripts/fetch-test-models)",
+        std::thread::current().name().unwrap_or("a model test"),
+        path.display()
+    );
+    None
+}
