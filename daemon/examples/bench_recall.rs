@@ -196,7 +196,8 @@ fn main() {
     );
     // Where a query's time goes: the tokeniser alone, then the encoder (tokenising, 6 layers,
     // pooling) by query length, beside candle's BertModel on the same text.
-    let tokenizer = tokenizers::Tokenizer::from_file(model.join("tokenizer.json")).unwrap();
+    let mut tokenizer = tokenizers::Tokenizer::from_file(model.join("tokenizer.json")).unwrap();
+    tokenizer.with_padding(None);
     let reference = CandleBert::load(&model).unwrap();
     let lengths = [
         ("short", "what editor do I use?".to_string()),

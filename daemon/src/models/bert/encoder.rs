@@ -258,14 +258,38 @@ fn activate(act: HiddenAct, x: &mut [f32]) {
     }
 }
 
-/// The error function, in f64 (W. J. Cody's rational approximations via `libm`, exact to f32).
+/// The error function in f32: a rational function of degree 13/8 on [-4, 4] (the one Eigen and
+/// XLA use), within a few units in the last place, and with no branch or call, so the GELU loop
+/// vectorises. libm's f64 `erf` cost 20-40 ns a value, most of a long text's time.
 fn erf(x: f32) -> f32 {
-    libm::erf(f64::from(x)) as f32
+    let x = x.clamp(-4.0, 4.0);
+    let x2 = x * x;
+    let mut p = x2 * -2.726_142_3e-10 + 2.770_681_4e-8;
+    p = x2 * p + -2.101_024e-6;
+    p = x2 * p + -5.692_506_4e-5;
+    p = x2 * p + -7.349_906_3e-4;
+    p = x2 * p + -2.954_6e-3;
+    p = x2 * p + -1.609_603_3e-2;
+    let mut q = x2 * -1.456_607_2e-5 + -2.133_740_6e-4;
+    q = x2 * q + -1.682_827e-3;
+    q = x2 * q + -7.373_329e-3;
+    q = x2 * q + -1.426_474e-2;
+    x * p / q
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_erf_is_within_a_millionth_of_libms() {
+        let mut worst = 0f64;
+        for i in -6000..=6000 {
+            let x = i as f32 / 1000.0;
+            worst = worst.max((f64::from(erf(x)) - libm::erf(f64::from(x))).abs());
+        }
+        assert!(worst < 1e-6, "largest error {worst}");
+    }
 
     #[test]
     fn erf_and_softmax_are_right() {
