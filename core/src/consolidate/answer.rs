@@ -307,9 +307,47 @@ pub fn referent(question: &str) -> Option<String> {
     None
 }
 
+/// The kind of thing `question` asks about, singular ("What kind of music do you like?" →
+/// "music", "What kinds of workouts …" → "workout"): what a reply's bare "my favorite is …"
+/// is a favorite of.
+pub fn kind_asked(question: &str) -> Option<String> {
+    let words: Vec<String> = question.split_whitespace().map(bare).collect();
+    let at = words.windows(2).position(|w| {
+        matches!(
+            w[0].as_str(),
+            "kind" | "kinds" | "type" | "types" | "sort" | "sorts"
+        ) && w[1] == "of"
+    })?;
+    let noun = words.get(at + 2)?;
+    if noun.is_empty() || !noun.chars().all(char::is_alphabetic) {
+        return None;
+    }
+    let one = match noun.strip_suffix('s') {
+        Some(stem) if stem.len() > 3 && !stem.ends_with('s') => stem,
+        _ => noun.as_str(),
+    };
+    Some(one.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_kind_a_question_asks_about() {
+        for (q, want) in [
+            ("What kind of music do you like?", Some("music")),
+            (
+                "That's great! What kind of workouts do you like to do?",
+                Some("workout"),
+            ),
+            ("What types of books do you read?", Some("book")),
+            ("What do you like to do?", None),
+            ("Any kind of 3D printing?", None),
+        ] {
+            assert_eq!(kind_asked(q).as_deref(), want, "{q}");
+        }
+    }
 
     #[test]
     fn answers_become_first_person_clauses() {

@@ -364,11 +364,23 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
     {
         return None;
     }
+    // "my favorite is probably rock": a favorite of the kind the question asked about, or of
+    // nothing a reader could name.
+    let mut words = words;
+    let kind;
+    if let Some(f) = words.windows(2).position(|w| {
+        matches!(bare(w[0]).as_str(), "favorite" | "favourite")
+            && matches!(bare(w[1]).as_str(), "is" | "was" | "would" | "has")
+    }) {
+        kind = question.and_then(answer::kind_asked)?;
+        words.insert(f + 1, &kind);
+    }
+    let clause = words.join(" ");
     let Some(at) = words
         .iter()
         .position(|w| POINTING.contains(&bare(w).as_str()))
     else {
-        return Some(clause.to_string());
+        return Some(clause);
     };
     // Content words before the pronoun, the subject and its verb aside ("I drew it" has none,
     // "I have a dog that …" has "dog").
@@ -393,6 +405,9 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
         !FIRST_PERSON.contains(&w.as_str())
             && !INTENSIFIERS.contains(&w.as_str())
             && !ADVERBS.contains(&w.as_str())
+            && !NOT_REFERENTS.contains(&w.as_str())
+            // A gerund is a verb, not what "them" points at ("looking forward to hearing them").
+            && !(w.ends_with("ing") && w.chars().count() > 5)
     });
     // "… to be able to do that (too)": a pronoun that ends the clause is its object, whatever
     // came before.
@@ -400,11 +415,11 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
         .iter()
         .all(|w| TRAILING.contains(&bare(w).as_str()));
     if !before_words.is_empty() && !ends {
-        return Some(clause.to_string());
+        return Some(clause);
     }
     let p = bare(words[at]);
     let referent = match p.as_str() {
-        "him" | "her" | "his" => before.and_then(last_name),
+        "him" | "her" | "his" | "their" => before.and_then(last_name),
         "there" | "hers" => None,
         _ => question.and_then(answer::referent),
     }?;
@@ -414,7 +429,7 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
         .chars()
         .filter(|c| !c.is_alphanumeric() && *c != '\'')
         .collect();
-    out[at] = if p == "his" {
+    out[at] = if p == "his" || p == "their" {
         format!("{referent}'s{trail}")
     } else {
         format!("{referent}{trail}")
@@ -621,7 +636,12 @@ const ADVERBS: &[&str] = &[
 
 /// Pronouns that need something to point at.
 const POINTING: &[&str] = &[
-    "it", "that", "this", "them", "those", "these", "there", "him", "her", "his", "hers",
+    "it", "that", "this", "them", "those", "these", "there", "him", "her", "his", "hers", "their",
+];
+
+/// Words before a pronoun that are not what it points at ("almost all of her books").
+const NOT_REFERENTS: &[&str] = &[
+    "almost", "forward", "both", "each", "every", "few", "lots", "many", "several",
 ];
 
 /// Pronoun subjects (with their verb) that open a clause about something else than the user.
@@ -928,6 +948,47 @@ mod tests {
             of("I have a dog that loves walks"),
             ["I have a dog that loves walks"]
         );
+    }
+
+    #[test]
+    fn an_owner_or_object_nobody_named_is_dropped() {
+        // "their"/"her" with no name before it: whose music, whose books?
+        assert!(
+            of_chat(&[(
+                "I love Dolly Parton, Reba and Shania.",
+                "Me too! I love their music."
+            )])
+            .is_empty()
+        );
+        assert!(of("Me too! I've read almost all of her books.").is_empty());
+        // A gerund is not what "them" points at.
+        assert!(of("I'm really looking forward to hearing them live.").is_empty());
+        // Named in the clause before, the owner is kept.
+        assert_eq!(
+            of("I have a cat named Miso, and I love her meows"),
+            ["I have a cat named Miso", "I love Miso meows"]
+        );
+        assert_eq!(
+            of("I listen to Radiohead, and I love their songs"),
+            ["I listen to Radiohead", "I love Radiohead's songs"]
+        );
+    }
+
+    #[test]
+    fn a_bare_favorite_takes_the_kind_the_question_asked_about_or_goes() {
+        assert_eq!(
+            of_chat(&[(
+                "Nice! What kind of films do you watch?",
+                "I watch a lot of different things, but my favorite is probably horror."
+            )]),
+            [
+                "I watch a lot of different things",
+                "my favorite film is probably horror"
+            ]
+        );
+        assert!(of("My favorite is probably hiking.").is_empty());
+        // A favorite that says what it is of needs nothing.
+        assert_eq!(of("My favorite band is Blur"), ["My favorite band is Blur"]);
     }
 
     #[test]
