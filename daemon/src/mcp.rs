@@ -22,16 +22,18 @@ use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Config, ModeSources};
+use crate::config::{Config, Overrides};
 use crate::models;
 use crate::recall::{from_store, query_for};
 use crate::recall_cache::RecallCache;
 
-/// What `localm mcp` was started with.
+/// What `localm mcp` was started with, resolved by the command line (`config`).
 pub struct McpOptions {
     pub data_dir: PathBuf,
-    /// `--mode`, over `LOCALM_MODE` and settings.json.
-    pub mode_flag: Option<Mode>,
+    /// `--mode` and `LOCALM_MODE`, laid over settings.json at every call.
+    pub overrides: Overrides,
+    /// The mode in force at start (logged; every call resolves it again).
+    pub mode: Mode,
     pub tools: Tools,
 }
 
@@ -180,14 +182,14 @@ pub struct MemoryServer {
 /// needs it and kept (reloaded if the setting names another).
 struct Memory {
     data_dir: PathBuf,
-    sources: ModeSources,
+    overrides: Overrides,
     store: Store,
     cache: RecallCache,
 }
 
 #[tool_router]
 impl MemoryServer {
-    pub fn new(data_dir: PathBuf, sources: ModeSources, tools: Tools) -> Self {
+    pub fn new(data_dir: PathBuf, overrides: Overrides, tools: Tools) -> Self {
         let mut tool_router = Self::tool_router();
         if !tools.append {
             tool_router.remove_route("memory_append");
@@ -199,7 +201,7 @@ impl MemoryServer {
         MemoryServer {
             memory: Arc::new(Memory {
                 data_dir,
-                sources,
+                overrides,
                 store,
                 cache: RecallCache::default(),
             }),
@@ -263,7 +265,7 @@ impl Memory {
     /// The settings and mode in force now, or the refusal `tool` answers with: in privacy mode,
     /// and when the mode cannot be told (a settings.json that does not parse).
     fn allowed(&self, tool: &str) -> Result<Config, String> {
-        let config = Config::load(&self.data_dir, &self.sources).map_err(|e| {
+        let config = Config::load(&self.data_dir, &self.overrides).map_err(|e| {
             tracing::warn!("{tool} refused: {e:#}");
             format!("{tool} is refused because localm cannot tell the session mode ({e:#}).")
         })?;
@@ -388,15 +390,12 @@ impl Memory {
 /// `localm mcp`: serve the tools on stdin/stdout until the client closes them. Logs go to
 /// stderr (stdout carries only the protocol).
 pub fn main(opts: McpOptions) -> anyhow::Result<()> {
-    let sources = ModeSources::new(opts.mode_flag);
-    // A settings.json or LOCALM_MODE that cannot be read is reported now, as every command does.
-    let config = Config::load(&opts.data_dir, &sources)?;
-    let server = MemoryServer::new(opts.data_dir.clone(), sources, opts.tools);
+    let server = MemoryServer::new(opts.data_dir.clone(), opts.overrides, opts.tools);
     tracing::info!(
         "mcp: serving {} on stdio for {} (mode {} now; checked at every call)",
         server.tool_names().join(", "),
         opts.data_dir.display(),
-        config.mode,
+        opts.mode,
     );
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -15,10 +15,11 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio::time::sleep_until;
 
-use super::cadence::{self, Intervals};
+use super::cadence;
 use super::children::{Outcome, PassFailure, Trigger};
 use super::state::Shared;
 use super::watch::FsEvent;
+use crate::config::Intervals;
 
 /// A task the loop started, as it ends.
 pub enum Done {

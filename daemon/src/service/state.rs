@@ -22,7 +22,7 @@ use crate::models;
 use crate::recall::Answer;
 use crate::recall_cache::RecallCache;
 
-pub use crate::config::{Config, ModeSources};
+use crate::config::{ChatEnv, Config, Overrides};
 
 /// Threads of the runtime's blocking pool (store work, query embedding).
 pub const BLOCKING_THREADS: usize = 8;
@@ -38,25 +38,26 @@ pub struct Shared {
     pub children: Children,
     /// The chat model's worker process.
     pub chat: ChatWorker,
-    /// `--chat-upstream`, over the `chat_upstream` setting.
-    pub chat_upstream: Option<String>,
+    /// What the environment says of the chat path (the relay's keep-alive, the upstream's key).
+    pub chat_env: ChatEnv,
     /// Permits for store writes on the blocking pool ([`WRITERS`]).
     pub writers: tokio::sync::Semaphore,
     pub started: Instant,
     /// The browser's login codes and sessions for the loopback listener.
     pub logins: Arc<Logins>,
     config: Arc<RwLock<Config>>,
-    sources: ModeSources,
+    overrides: Overrides,
 }
 
 impl Shared {
     /// Needs a tokio runtime (it starts the reinforcement writer).
     pub fn new(
         data_dir: PathBuf,
-        sources: ModeSources,
+        overrides: Overrides,
         children: Children,
+        chat_env: ChatEnv,
     ) -> anyhow::Result<Shared> {
-        let config = Arc::new(RwLock::new(Config::load(&data_dir, &sources)?));
+        let config = Arc::new(RwLock::new(Config::load(&data_dir, &overrides)?));
         let store = Store::new(&data_dir, "chat", "localm daemon");
         // The writer asks at the moment of writing, so a batch queued before privacy mode was
         // switched on is not written after it.
@@ -67,14 +68,14 @@ impl Shared {
             store,
             data_dir,
             recall: RecallCache::default(),
-            chat: ChatWorker::new(children.exe().to_path_buf()),
-            chat_upstream: None,
+            chat: ChatWorker::new(children.exe().to_path_buf(), chat_env.idle),
+            chat_env,
             children,
             writers: tokio::sync::Semaphore::new(WRITERS),
             started: Instant::now(),
             logins: Arc::default(),
             config,
-            sources,
+            overrides,
         })
     }
 
@@ -85,7 +86,7 @@ impl Shared {
     /// Re-read settings.json. Returns the old and new config when something changed; a file that
     /// does not parse is reported and the running config is kept.
     pub fn reload(&self) -> anyhow::Result<Option<(Config, Config)>> {
-        let fresh = Config::load(&self.data_dir, &self.sources)?;
+        let fresh = Config::load(&self.data_dir, &self.overrides)?;
         let mut current = self.config.write().unwrap_or_else(|e| e.into_inner());
         if *current == fresh {
             return Ok(None);
