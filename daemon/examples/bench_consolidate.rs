@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use localm::models::llama::{GenParams, Llama};
 use localm_core::consolidate::{self, Pass, grammar, prompt};
-use localm_core::engine::{Generator, Message};
+use localm_core::models::{Generator, Message};
 use localm_core::settings::Mode;
 use localm_core::store::Store;
 

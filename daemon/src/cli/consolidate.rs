@@ -7,8 +7,8 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Context as _;
 use chrono::Utc;
 use localm_core::consolidate::{self, LoadGenerator, Pass, Report, Status};
-use localm_core::engine::{Embedder, EngineError, Generator};
 use localm_core::id::Fnv;
+use localm_core::models::{Embedder, Generator, ModelError};
 use localm_core::store::Store;
 
 use super::Context;
@@ -52,7 +52,7 @@ pub fn pass(ctx: &Context, cancel: Arc<AtomicBool>) -> anyhow::Result<Report> {
         Some(p) => {
             Llama::load(&p, None).map(|l| Box::new(l.cancelled_by(cancel)) as Box<dyn Generator>)
         }
-        None => Err(EngineError(
+        None => Err(ModelError(
             "no language model installed: run `localm setup-model`".into(),
         )),
     });
@@ -122,7 +122,7 @@ fn human(r: &Report) -> String {
         rate(m.gen_tokens, m.gen_ms),
     ));
     for s in &r.logs_not_read {
-        let name = localm_core::text::visible(&s.text);
+        let name = localm_core::printable::visible(&s.text);
         out.push_str(&format!("not read: sessions/{name}: {}\n", s.why));
     }
     let mut rows: Vec<Vec<String>> = Vec::new();

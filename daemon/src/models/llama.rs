@@ -27,7 +27,7 @@ use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::{LogOptions, send_logs_to_tracing};
-use localm_core::engine::{EngineError, Generation, Generator, Message};
+use localm_core::models::{Generation, Generator, Message, ModelError};
 
 pub use gguf::{GgufError, check_gguf};
 pub use sampling::Sampling;
@@ -163,9 +163,9 @@ impl Llama {
     /// Loads the GGUF at `path` (checked with [`check_gguf`] first). `n_threads`: see
     /// [`Threads::new`]. [`Generator::generate`] calls are cancelled by nothing until
     /// [`Llama::cancelled_by`].
-    pub fn load(path: &Path, n_threads: Option<usize>) -> Result<Self, EngineError> {
+    pub fn load(path: &Path, n_threads: Option<usize>) -> Result<Self, ModelError> {
         Self::try_load(path, n_threads)
-            .map_err(|e| EngineError(format!("cannot load model {}: {e}", path.display())))
+            .map_err(|e| ModelError(format!("cannot load model {}: {e}", path.display())))
     }
 
     fn try_load(path: &Path, n_threads: Option<usize>) -> Result<Self, LoadError> {
@@ -493,7 +493,7 @@ impl Generator for Llama {
         messages: &[Message],
         grammar: &str,
         max_tokens: usize,
-    ) -> Result<Generation, EngineError> {
+    ) -> Result<Generation, ModelError> {
         let params = GenParams {
             max_tokens,
             grammar: Some(grammar),
@@ -503,7 +503,7 @@ impl Generator for Llama {
         };
         self.generate_with(messages, &params)
             .map(|(generation, _)| generation)
-            .map_err(|e| EngineError(e.to_string()))
+            .map_err(|e| ModelError(e.to_string()))
     }
 }
 

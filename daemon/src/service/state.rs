@@ -7,8 +7,8 @@ use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use chrono::Utc;
-use localm_core::engine::Embedder;
 use localm_core::manage::Ctx;
+use localm_core::models::Embedder;
 use localm_core::recall::query::Query;
 use localm_core::recall::{self, Input, Recall};
 use localm_core::settings::Mode;
