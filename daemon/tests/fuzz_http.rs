@@ -23,7 +23,7 @@ use hyper::service::Service as _;
 use hyper_util::service::TowerToHyperService;
 use localm::config::{ChatEnv, Overrides};
 use localm::service::api::{body::MAX_BODY, router};
-use localm::service::children::Children;
+use localm::service::passes::PassRunner;
 use localm::service::state::Shared;
 use localm_core::store::{LOCK_FILE, Store};
 use proptest::collection::vec;
@@ -363,7 +363,7 @@ fn send(
             Shared::new(
                 data_dir.to_path_buf(),
                 Overrides::default(),
-                Children::new(exe),
+                PassRunner::new(exe),
                 ChatEnv::default(),
             )
             .unwrap(),

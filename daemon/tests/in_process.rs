@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use localm::config::{ChatEnv, Intervals, Overrides};
-use localm::service::children::Children;
+use localm::service::passes::PassRunner;
 use localm::service::state::Shared;
 use localm::service::{Listeners, run};
 use localm_core::record::{Kind, Record, Source};
@@ -72,7 +72,7 @@ async fn run_serves_until_shutdown_and_flushes_reinforcement() {
         Shared::new(
             dir.path().to_path_buf(),
             Overrides::default(),
-            Children::new(exe),
+            PassRunner::new(exe),
             ChatEnv::default(),
         )
         .unwrap(),

@@ -259,7 +259,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Daemon(args) => {
             crate::service::init_logging(args.verbose);
             let ctx = ctx()?;
-            crate::service::main(crate::service::Options {
+            crate::service::main(crate::service::DaemonOptions {
                 data_dir: ctx.data_dir,
                 overrides: Overrides {
                     chat_upstream: args.chat_upstream,

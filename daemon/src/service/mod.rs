@@ -6,11 +6,11 @@
 
 pub mod api;
 pub mod cadence;
-pub mod children;
 pub mod event_loop;
 pub mod instance;
 pub mod listener;
 pub mod logins;
+pub mod passes;
 pub mod reinforce;
 pub mod socket;
 pub mod state;
@@ -34,9 +34,9 @@ use tokio::task::JoinHandle;
 
 use crate::config::{ChatEnv, Deadlines, Intervals, Overrides};
 use crate::exit::{Code, coded};
-use children::Children;
 use instance::{Info, Instance};
 use listener::Limits;
+use passes::PassRunner;
 use state::Shared;
 
 /// How long a pass in flight gets to stop after SIGTERM before it is killed.
@@ -46,7 +46,7 @@ const REQUEST_GRACE: Duration = Duration::from_secs(10);
 
 /// Options of `localm daemon`, resolved by the command line (`config`).
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub struct DaemonOptions {
     pub data_dir: PathBuf,
     /// `--mode`, `LOCALM_MODE` and `--chat-upstream`, laid over settings.json at each reload.
     pub overrides: Overrides,
@@ -69,7 +69,7 @@ pub struct Listeners {
 }
 
 /// `localm daemon`: claim the data dir, bind, serve until SIGTERM/SIGINT, clean up.
-pub fn main(opts: Options) -> anyhow::Result<()> {
+pub fn main(opts: DaemonOptions) -> anyhow::Result<()> {
     let instance = Instance::claim(&opts.data_dir)?;
     localm_core::fsutil::create_private_dir(&opts.data_dir.join("sessions"))
         .context("cannot create the sessions folder")?;
@@ -94,12 +94,12 @@ pub fn main(opts: Options) -> anyhow::Result<()> {
 
 /// Bind what `opts` asks for, publish where we listen, and run until a stop signal. Only here
 /// are signal handlers installed: SIGHUP reloads, SIGTERM and SIGINT stop.
-async fn serve(opts: Options, limits: Limits, instance: Instance) -> anyhow::Result<()> {
+async fn serve(opts: DaemonOptions, limits: Limits, instance: Instance) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("cannot find the localm executable")?;
     let shared = Arc::new(Shared::new(
         opts.data_dir.clone(),
         opts.overrides.clone(),
-        Children::new(exe),
+        PassRunner::new(exe),
         opts.chat.clone(),
     )?);
     let intervals = opts.intervals;
@@ -233,12 +233,12 @@ pub async fn run(
 
     let _ = stop_tx.send(true);
     // A pass still running after the grace is killed when its task is dropped (kill_on_drop).
-    shared.children.terminate();
-    let mut finished = shared.children.finished();
+    shared.passes.terminate();
+    let mut finished = shared.passes.finished();
     let drained = tokio::time::timeout(PASS_GRACE, async {
         while tasks.join_next().await.is_some() {}
         // A pass started by a request is not the loop's: wait for it too.
-        while shared.children.busy() {
+        while shared.passes.busy() {
             if finished.changed().await.is_err() {
                 break;
             }
@@ -284,7 +284,7 @@ fn seed_last_pass(shared: &Shared) {
         // A last pass dated in the future (the clock was set back) counts as just now.
         let ago = (Utc::now() - at).to_std().unwrap_or(Duration::ZERO);
         if let Some(t) = Instant::now().checked_sub(ago) {
-            shared.children.seed_last_started(t);
+            shared.passes.seed_last_started(t);
         }
     }
 }

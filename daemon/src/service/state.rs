@@ -1,6 +1,6 @@
 //! The daemon's state, shared by every request handler, the event loop and the shutdown: the
 //! data dir, the store, the settings and mode in force (reloaded on SIGHUP or a change to
-//! settings.json), the recall cache, the reinforcement writer and the supervised children.
+//! settings.json), the recall cache, the reinforcement writer and the pass runner.
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
@@ -14,8 +14,8 @@ use localm_core::recall::{self, Input, Recall};
 use localm_core::settings::Mode;
 use localm_core::store::{Store, StoreError};
 
-use super::children::Children;
 use super::logins::Logins;
+use super::passes::PassRunner;
 use super::reinforce::Reinforcer;
 use crate::chat::supervisor::ChatWorker;
 use crate::models;
@@ -35,7 +35,7 @@ pub struct Shared {
     pub store: Store,
     pub recall: RecallCache,
     pub reinforcer: Reinforcer,
-    pub children: Children,
+    pub passes: PassRunner,
     /// The chat model's worker process.
     pub chat: ChatWorker,
     /// What the environment says of the chat path (the relay's keep-alive, the upstream's key).
@@ -54,7 +54,7 @@ impl Shared {
     pub fn new(
         data_dir: PathBuf,
         overrides: Overrides,
-        children: Children,
+        passes: PassRunner,
         chat_env: ChatEnv,
     ) -> anyhow::Result<Shared> {
         let config = Arc::new(RwLock::new(Config::load(&data_dir, &overrides)?));
@@ -68,9 +68,9 @@ impl Shared {
             store,
             data_dir,
             recall: RecallCache::default(),
-            chat: ChatWorker::new(children.exe().to_path_buf(), chat_env.idle),
+            chat: ChatWorker::new(passes.exe().to_path_buf(), chat_env.idle),
             chat_env,
-            children,
+            passes,
             writers: tokio::sync::Semaphore::new(WRITERS),
             started: Instant::now(),
             logins: Arc::default(),
@@ -117,8 +117,8 @@ impl Shared {
 
     /// One turn's recall over the cached store. Writes nothing (reinforcement is the caller's).
     pub fn recall(&self, query: &Query, explain: bool) -> Result<Answer, StoreError> {
-        let snap = self.recall.snapshot(&self.store)?;
-        if snap.records.is_empty() {
+        let cached = self.recall.store(&self.store)?;
+        if cached.records.is_empty() {
             return Ok(Answer::new(Recall::none(None), &[], explain));
         }
         let embedder = self.recall.embedder(models::embedder_path(
@@ -126,14 +126,14 @@ impl Shared {
             &self.config().settings,
         ));
         let result = recall::run(&Input {
-            records: &snap.records,
-            index: &snap.index,
-            vectors: snap.vectors.as_ref(),
+            records: &cached.records,
+            index: &cached.index,
+            vectors: cached.vectors.as_ref(),
             embedder: embedder.as_deref().map(|e| e as &dyn Embedder),
             query,
             now: Utc::now(),
         });
-        Ok(Answer::new(result, &snap.records, explain))
+        Ok(Answer::new(result, &cached.records, explain))
     }
 }
 
