@@ -104,25 +104,55 @@ pub fn forward(up: &Upstream, body: &Value, tx: &mpsc::Sender<Said>) {
     }
 }
 
+/// Why the upstream's model list could not be had. One line each, naming the URL.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelsError {
+    #[error("{base}: {source}")]
+    Unreachable { base: String, source: ureq::Error },
+    #[error("{base}/models answered {status}")]
+    Status { base: String, status: u16 },
+    #[error("{base}/models: {source}")]
+    Read { base: String, source: ureq::Error },
+    #[error("{base}/models: {source}")]
+    NotJson {
+        base: String,
+        source: serde_json::Error,
+    },
+    #[error("{base}/models sent no model list")]
+    NoList { base: String },
+}
+
 /// `GET <base>/models`: the upstream's model objects, as it sends them. Blocking.
-pub fn models(up: &Upstream) -> Result<Vec<Value>, String> {
-    let base = &up.base;
+pub fn models(up: &Upstream) -> Result<Vec<Value>, ModelsError> {
+    let base = || up.base.clone();
     let mut resp = up
-        .with_key(agent(MODELS).get(format!("{base}/models")))
+        .with_key(agent(MODELS).get(format!("{}/models", up.base)))
         .call()
-        .map_err(|e| format!("{base}: {e}"))?;
+        .map_err(|source| ModelsError::Unreachable {
+            base: base(),
+            source,
+        })?;
     let status = resp.status().as_u16();
     if !(200..300).contains(&status) {
-        return Err(format!("{base}/models answered {status}"));
+        return Err(ModelsError::Status {
+            base: base(),
+            status,
+        });
     }
     let text = resp
         .body_mut()
         .read_to_string()
-        .map_err(|e| format!("{base}/models: {e}"))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{base}/models: {e}"))?;
+        .map_err(|source| ModelsError::Read {
+            base: base(),
+            source,
+        })?;
+    let v: Value = serde_json::from_str(&text).map_err(|source| ModelsError::NotJson {
+        base: base(),
+        source,
+    })?;
     match v.get("data").and_then(Value::as_array) {
         Some(list) => Ok(list.clone()),
-        None => Err(format!("{base}/models sent no model list")),
+        None => Err(ModelsError::NoList { base: base() }),
     }
 }
 
@@ -179,6 +209,11 @@ mod tests {
         });
         assert!(matches!(rx.recv().await, Some(Said::Failed(_))));
         t.await.unwrap();
-        assert!(models(&down).is_err());
+        let err = models(&down).unwrap_err();
+        assert!(matches!(err, ModelsError::Unreachable { .. }), "{err}");
+        assert!(
+            err.to_string().starts_with("http://127.0.0.1:9/v1: "),
+            "{err}"
+        );
     }
 }
