@@ -11,11 +11,11 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use chrono::Utc;
 use localm_core::legacy::LEGACY_FILE;
-use localm_core::manage::{self, Added, Ctx};
+use localm_core::manage::{self, Added, Ctx, ManageError};
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
 use localm_core::record::{DEFAULT_IMPORTANCE, Kind, Record, Source};
 use localm_core::settings::Mode;
-use localm_core::store::Store;
+use localm_core::store::{Store, StoreError};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
@@ -227,7 +227,10 @@ impl MemoryServer {
         Parameters(args): Parameters<RecallArgs>,
     ) -> Result<Json<Recalled>, String> {
         let memory = Arc::clone(&self.memory);
-        blocking(move || memory.recall(&args.query)).await.map(Json)
+        blocking(move || memory.recall(&args.query))
+            .await
+            .map(Json)
+            .map_err(|e| e.to_string())
     }
 
     #[tool(
@@ -239,7 +242,10 @@ impl MemoryServer {
         Parameters(args): Parameters<AppendArgs>,
     ) -> Result<Json<Appended>, String> {
         let memory = Arc::clone(&self.memory);
-        blocking(move || memory.append(&args)).await.map(Json)
+        blocking(move || memory.append(&args))
+            .await
+            .map(Json)
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -252,43 +258,65 @@ impl ServerHandler for MemoryServer {
     }
 }
 
+/// Why a tool call was refused or failed. The message is the tool error the client's model
+/// reads (as text, at the rmcp boundary), so each says what to do or that nothing was saved.
+#[derive(Debug, thiserror::Error)]
+enum ToolError {
+    #[error("{tool} is refused because localm cannot tell the session mode ({why}).")]
+    ModeUnknown { tool: &'static str, why: String },
+    #[error(
+        "{tool} is refused: localm is in privacy mode, which neither reads nor writes memory \
+         (switch to log or full mode, with `localm settings set mode log`, to use it)."
+    )]
+    Privacy { tool: &'static str },
+    #[error(
+        "memory_recall needs a query: pass the user's message, or what you want to know about \
+         them."
+    )]
+    NoQuery,
+    #[error("memory_recall cannot read the memory store: {0}.")]
+    Store(StoreError),
+    #[error("kind must be \"semantic\" or \"episodic\", not {0:?}; nothing was saved.")]
+    Kind(String),
+    #[error("{0}; nothing was saved.")]
+    NotSaved(ManageError),
+    #[error("the tool failed unexpectedly ({0}).")]
+    Panicked(tokio::task::JoinError),
+}
+
 /// Run store work (file reads, the lock's wait, query embedding) off the async thread.
 async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, String> + Send + 'static,
-) -> Result<T, String> {
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
     tokio::task::spawn_blocking(work)
         .await
-        .unwrap_or_else(|e| Err(format!("the tool failed unexpectedly ({e}).")))
+        .unwrap_or_else(|e| Err(ToolError::Panicked(e)))
 }
 
 impl Memory {
     /// The settings and mode in force now, or the refusal `tool` answers with: in privacy mode,
     /// and when the mode cannot be told (a settings.json that does not parse).
-    fn allowed(&self, tool: &str) -> Result<Config, String> {
+    fn allowed(&self, tool: &'static str) -> Result<Config, ToolError> {
         let config = Config::load(&self.data_dir, &self.overrides).map_err(|e| {
             tracing::warn!("{tool} refused: {e:#}");
-            format!("{tool} is refused because localm cannot tell the session mode ({e:#}).")
+            ToolError::ModeUnknown {
+                tool,
+                why: format!("{e:#}"),
+            }
         })?;
         if config.mode == Mode::Privacy {
             tracing::info!("{tool} refused: privacy mode");
-            return Err(format!(
-                "{tool} is refused: localm is in privacy mode, which neither reads nor writes \
-                 memory (switch to log or full mode, with `localm settings set mode log`, to use it)."
-            ));
+            return Err(ToolError::Privacy { tool });
         }
         Ok(config)
     }
 
     /// `memory_recall`: the recall `localm memory recall` runs, with the kind of each fact.
-    fn recall(&self, text: &str) -> Result<Recalled, String> {
+    fn recall(&self, text: &str) -> Result<Recalled, ToolError> {
         let config = self.allowed("memory_recall")?;
         let messages = [ChatMessage::user(text)];
         if build_query(&messages, Agent::Chat).is_none() {
-            return Err(
-                "memory_recall needs a query: pass the user's message, or what you \
-                        want to know about them."
-                    .into(),
-            );
+            return Err(ToolError::NoQuery);
         }
         let query = match query_for(&config.settings, config.mode, &messages, Agent::Chat) {
             Ok(q) => q,
@@ -308,7 +336,7 @@ impl Memory {
             || self.cache.embedder(embedder_path),
             false,
         )
-        .map_err(|e| format!("memory_recall cannot read the memory store: {e}."))?;
+        .map_err(ToolError::Store)?;
         if !read.corrupt.is_empty() {
             tracing::warn!(
                 lines = read.corrupt.len(),
@@ -348,16 +376,12 @@ impl Memory {
     }
 
     /// `memory_append`: `memory add`'s rules, as a fact a model wrote (source synth, via mcp).
-    fn append(&self, args: &AppendArgs) -> Result<Appended, String> {
+    fn append(&self, args: &AppendArgs) -> Result<Appended, ToolError> {
         let config = self.allowed("memory_append")?;
         let kind = match args.kind.as_str() {
             "semantic" => Kind::Semantic,
             "episodic" => Kind::Episodic,
-            other => {
-                return Err(format!(
-                    "kind must be \"semantic\" or \"episodic\", not {other:?}; nothing was saved."
-                ));
-            }
+            other => return Err(ToolError::Kind(other.to_string())),
         };
         let ctx = Ctx {
             store: &self.store,
@@ -370,7 +394,7 @@ impl Memory {
         #[allow(clippy::cast_possible_truncation)]
         let importance = args.importance as f32;
         let committed = manage::add_from(&ctx, Source::Synth, &args.text, kind, Some(importance))
-            .map_err(|e| format!("{e}; nothing was saved."))?;
+            .map_err(ToolError::NotSaved)?;
         if !committed.corrupt_moved.is_empty() {
             tracing::warn!(
                 lines = committed.corrupt_moved.len(),
