@@ -10,9 +10,9 @@ use chrono::{DateTime, Local, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::consolidate::report::{Counts, Report, Status};
+use crate::printable::one_line;
 use crate::store::atomic::write_atomic;
 use crate::store::lock::{DEFAULT_WAIT, LockError, StoreLock};
-use crate::text::one_line;
 
 pub use self::schedule::Schedule;
 

@@ -1,6 +1,6 @@
 //! The legacy flat `chat-memory.md`: one fact a line or bullet, imported once (source `import`).
 
-use crate::text::normalize_fact;
+use crate::fact_text::normalize_fact;
 
 /// The file name in the data dir.
 pub const LEGACY_FILE: &str = "chat-memory.md";

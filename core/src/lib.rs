@@ -5,15 +5,18 @@
 //! `now`, the resolved settings and the data dir in; every rule here is testable without a model.
 
 pub mod backfill;
+pub mod chars;
 pub mod chat;
 pub mod consolidate;
-pub mod engine;
+pub mod fact_text;
 pub mod fsutil;
 pub mod id;
 pub mod jobs;
 pub mod legacy;
 pub mod manage;
+pub mod models;
 pub mod pass_summary;
+pub mod printable;
 pub mod recall;
 pub mod record;
 pub mod refusal;
@@ -21,7 +24,6 @@ pub mod same_fact;
 pub mod session;
 pub mod settings;
 pub mod store;
-pub mod text;
 pub mod words;
 
 pub use record::{Kind, Provenance, Record, Source};

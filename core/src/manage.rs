@@ -12,10 +12,11 @@ use crate::record::{
 };
 use crate::settings::Mode;
 
+use crate::fact_text::{TextError, normalize_fact};
+use crate::same_fact::key as fact_key;
 use crate::store::archive::ArchiveReason;
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
 use crate::store::{ClearReport, Committed, Snapshot, Store, StoreError};
-use crate::text::{TextError, fact_key, normalize_fact};
 
 /// A bulk edit (`replace_all`) takes at most this many non-empty lines.
 pub const BULK_MAX_LINES: usize = 256;
@@ -471,7 +472,7 @@ pub fn clear(ctx: &Ctx) -> Result<ClearReport, ManageError> {
 /// A line `normalize_fact` would find empty: only white space, control and invisible characters.
 fn is_blank(line: &str) -> bool {
     line.chars()
-        .all(|c| c.is_whitespace() || c.is_control() || crate::text::is_invisible(c))
+        .all(|c| c.is_whitespace() || c.is_control() || crate::chars::is_invisible(c))
 }
 
 fn refuse_in_privacy(ctx: &Ctx, what: &'static str) -> Result<(), ManageError> {

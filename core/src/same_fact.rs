@@ -111,4 +111,9 @@ mod tests {
         assert_eq!(overlap("User has a cat", "User has a dog"), Overlap::Apart);
         assert_eq!(overlap("", "User has a dog"), Overlap::Apart);
     }
+
+    #[test]
+    fn the_key_ignores_case_and_spacing() {
+        assert_eq!(key("Prefers  TEA"), key("prefers tea"));
+    }
 }

@@ -171,7 +171,7 @@ impl Settings {
         match std::fs::read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| SettingsError::Invalid {
                 path,
-                reason: crate::text::one_line(e),
+                reason: crate::printable::one_line(e),
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
             Err(source) => Err(SettingsError::Read { path, source }),

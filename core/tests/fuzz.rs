@@ -23,10 +23,12 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
 use localm_core::consolidate::parse;
+use localm_core::fact_text::normalize_fact;
 use localm_core::jobs::{self, Job, Schedule, Task};
 use localm_core::legacy::{LEGACY_FILE, parse_legacy};
 use localm_core::manage::{self, Ctx};
 use localm_core::record::{Kind, MAX_RECORDS, MAX_TEXT_CHARS, Record, Source};
+use localm_core::same_fact::key as fact_key;
 use localm_core::session::{self, NotRead};
 use localm_core::settings::{KEYS, Mode, Settings, resolve_mode};
 use localm_core::store::archive::Archived;
@@ -38,7 +40,6 @@ use localm_core::store::{
     ARCHIVE_FILE, CORRECTIONS_FILE, CORRUPT_SUFFIX, JOURNAL_FILE, LOCK_FILE, RECORDS_FILE,
     STATE_FILE, Store, StoreError, VECTORS_FILE,
 };
-use localm_core::text::{fact_key, normalize_fact};
 
 use mutate::{Bytes, Corpus, config, input, mutants};
 

@@ -1,8 +1,9 @@
 //! Tidy checks over the whole workspace, after rust-analyzer's: ARCHITECTURE.md names every
 //! source file and only files that exist, every file opens with its `//!` line, core reads no
-//! clock, environment or runtime, only config reads `LOCALM_*` variables, and the layers import
-//! one way (`localm mcp` not into the service). They read the tree, not the code's
-//! behaviour, so they run in milliseconds and fail with the file to fix.
+//! clock, environment or runtime, only config reads `LOCALM_*` variables (and only the command
+//! line asks it to), and the layers import one way (`localm mcp` not into the service). They
+//! read the tree, not the code's behaviour, so they run in milliseconds and fail with the file
+//! to fix.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -246,6 +247,20 @@ fn only_config_reads_localm_variables() {
     assert!(
         found.is_empty(),
         "LOCALM_* variables are read in daemon/src/config.rs only (add a typed reader there): {found:#?}"
+    );
+}
+
+/// Configuration is resolved once, at the entry point, and handed down: only the command line
+/// (`daemon/src/cli/mod.rs`) calls `config::Env::read`; every other file is given typed values.
+#[test]
+fn only_the_entry_point_reads_the_configuration() {
+    let found: Vec<String> = offending("daemon/src/", &["Env::read("])
+        .into_iter()
+        .filter(|line| !line.starts_with("daemon/src/cli/mod.rs:"))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "only cli/mod.rs reads the configuration (hand the typed value down instead): {found:#?}"
     );
 }
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use localm::models::llama::{GenParams, Llama};
 use localm_core::consolidate::{self, Pass, grammar, prompt};
-use localm_core::engine::{Generator, Message};
+use localm_core::models::{Generator, Message};
 use localm_core::settings::Mode;
 use localm_core::store::Store;
 
@@ -192,7 +192,7 @@ fn main() {
             mode: Mode::Log,
             now: Utc::now(),
             pass_id: "bench".into(),
-            extraction: localm::cli::consolidate::extraction().expect("LOCALM_EXTRACTION"),
+            extraction: localm::config::Env::read().expect("LOCALM_*").extraction,
             elapsed: &move || started.elapsed(),
         };
         let model = model.clone();

@@ -13,7 +13,7 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use localm::models::bert::reference::CandleBert;
 use localm::models::embedder::BertEmbedder;
-use localm_core::engine::Embedder;
+use localm_core::models::Embedder;
 use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
 use localm_core::recall::{Degrade, Semantic, plan_semantic, recall};

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use anyhow::{Context as _, bail};
 use localm::models::embedder::BertEmbedder;
 use localm_core::consolidate::{disclose, person};
-use localm_core::engine::Embedder;
+use localm_core::models::Embedder;
 use localm_core::session::Line;
 
 /// Lines embedded per model call.
@@ -82,7 +82,8 @@ fn facts(i: usize, json: &str, out: &mut impl Write) -> anyhow::Result<()> {
         })
         .collect();
     for d in disclose::disclosures(&said) {
-        let Ok(fact) = localm_core::text::normalize_fact(&person::third_person(&d.clause)) else {
+        let Ok(fact) = localm_core::fact_text::normalize_fact(&person::third_person(&d.clause))
+        else {
             continue;
         };
         let row = serde_json::json!({"conversation": i, "clause": d.clause, "fact": fact});

@@ -4,7 +4,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use localm_core::backfill::{self, Todo};
-use localm_core::engine::Embedder;
+use localm_core::models::Embedder;
 use localm_core::store::Store;
 
 /// Texts embedded per model call.

@@ -2,10 +2,10 @@
 
 use std::process::ExitCode;
 
+use localm_core::fact_text::TextError;
 use localm_core::manage::ManageError;
 use localm_core::store::StoreError;
 use localm_core::store::lock::LockError;
-use localm_core::text::TextError;
 
 /// The exit codes `localm` uses; documented in the README.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

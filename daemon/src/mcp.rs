@@ -11,27 +11,29 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use chrono::Utc;
 use localm_core::legacy::LEGACY_FILE;
-use localm_core::manage::{self, Added, Ctx};
+use localm_core::manage::{self, Added, Ctx, ManageError};
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
 use localm_core::record::{DEFAULT_IMPORTANCE, Kind, Record, Source};
 use localm_core::settings::Mode;
-use localm_core::store::Store;
+use localm_core::store::{Store, StoreError};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Config, ModeSources};
+use crate::config::{Config, Overrides};
 use crate::models;
 use crate::recall::{from_store, query_for};
 use crate::recall_cache::RecallCache;
 
-/// What `localm mcp` was started with.
+/// What `localm mcp` was started with, resolved by the command line (`config`).
 pub struct McpOptions {
     pub data_dir: PathBuf,
-    /// `--mode`, over `LOCALM_MODE` and settings.json.
-    pub mode_flag: Option<Mode>,
+    /// `--mode` and `LOCALM_MODE`, laid over settings.json at every call.
+    pub overrides: Overrides,
+    /// The mode in force at start (logged; every call resolves it again).
+    pub mode: Mode,
     pub tools: Tools,
 }
 
@@ -180,14 +182,14 @@ pub struct MemoryServer {
 /// needs it and kept (reloaded if the setting names another).
 struct Memory {
     data_dir: PathBuf,
-    sources: ModeSources,
+    overrides: Overrides,
     store: Store,
     cache: RecallCache,
 }
 
 #[tool_router]
 impl MemoryServer {
-    pub fn new(data_dir: PathBuf, sources: ModeSources, tools: Tools) -> Self {
+    pub fn new(data_dir: PathBuf, overrides: Overrides, tools: Tools) -> Self {
         let mut tool_router = Self::tool_router();
         if !tools.append {
             tool_router.remove_route("memory_append");
@@ -199,7 +201,7 @@ impl MemoryServer {
         MemoryServer {
             memory: Arc::new(Memory {
                 data_dir,
-                sources,
+                overrides,
                 store,
                 cache: RecallCache::default(),
             }),
@@ -225,7 +227,10 @@ impl MemoryServer {
         Parameters(args): Parameters<RecallArgs>,
     ) -> Result<Json<Recalled>, String> {
         let memory = Arc::clone(&self.memory);
-        blocking(move || memory.recall(&args.query)).await.map(Json)
+        blocking(move || memory.recall(&args.query))
+            .await
+            .map(Json)
+            .map_err(|e| e.to_string())
     }
 
     #[tool(
@@ -237,7 +242,10 @@ impl MemoryServer {
         Parameters(args): Parameters<AppendArgs>,
     ) -> Result<Json<Appended>, String> {
         let memory = Arc::clone(&self.memory);
-        blocking(move || memory.append(&args)).await.map(Json)
+        blocking(move || memory.append(&args))
+            .await
+            .map(Json)
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -250,43 +258,65 @@ impl ServerHandler for MemoryServer {
     }
 }
 
+/// Why a tool call was refused or failed. The message is the tool error the client's model
+/// reads (as text, at the rmcp boundary), so each says what to do or that nothing was saved.
+#[derive(Debug, thiserror::Error)]
+enum ToolError {
+    #[error("{tool} is refused because localm cannot tell the session mode ({why}).")]
+    ModeUnknown { tool: &'static str, why: String },
+    #[error(
+        "{tool} is refused: localm is in privacy mode, which neither reads nor writes memory \
+         (switch to log or full mode, with `localm settings set mode log`, to use it)."
+    )]
+    Privacy { tool: &'static str },
+    #[error(
+        "memory_recall needs a query: pass the user's message, or what you want to know about \
+         them."
+    )]
+    NoQuery,
+    #[error("memory_recall cannot read the memory store: {0}.")]
+    Store(StoreError),
+    #[error("kind must be \"semantic\" or \"episodic\", not {0:?}; nothing was saved.")]
+    Kind(String),
+    #[error("{0}; nothing was saved.")]
+    NotSaved(ManageError),
+    #[error("the tool failed unexpectedly ({0}).")]
+    Panicked(tokio::task::JoinError),
+}
+
 /// Run store work (file reads, the lock's wait, query embedding) off the async thread.
 async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, String> + Send + 'static,
-) -> Result<T, String> {
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
     tokio::task::spawn_blocking(work)
         .await
-        .unwrap_or_else(|e| Err(format!("the tool failed unexpectedly ({e}).")))
+        .unwrap_or_else(|e| Err(ToolError::Panicked(e)))
 }
 
 impl Memory {
     /// The settings and mode in force now, or the refusal `tool` answers with: in privacy mode,
     /// and when the mode cannot be told (a settings.json that does not parse).
-    fn allowed(&self, tool: &str) -> Result<Config, String> {
-        let config = Config::load(&self.data_dir, &self.sources).map_err(|e| {
+    fn allowed(&self, tool: &'static str) -> Result<Config, ToolError> {
+        let config = Config::load(&self.data_dir, &self.overrides).map_err(|e| {
             tracing::warn!("{tool} refused: {e:#}");
-            format!("{tool} is refused because localm cannot tell the session mode ({e:#}).")
+            ToolError::ModeUnknown {
+                tool,
+                why: format!("{e:#}"),
+            }
         })?;
         if config.mode == Mode::Privacy {
             tracing::info!("{tool} refused: privacy mode");
-            return Err(format!(
-                "{tool} is refused: localm is in privacy mode, which neither reads nor writes \
-                 memory (switch to log or full mode, with `localm settings set mode log`, to use it)."
-            ));
+            return Err(ToolError::Privacy { tool });
         }
         Ok(config)
     }
 
     /// `memory_recall`: the recall `localm memory recall` runs, with the kind of each fact.
-    fn recall(&self, text: &str) -> Result<Recalled, String> {
+    fn recall(&self, text: &str) -> Result<Recalled, ToolError> {
         let config = self.allowed("memory_recall")?;
         let messages = [ChatMessage::user(text)];
         if build_query(&messages, Agent::Chat).is_none() {
-            return Err(
-                "memory_recall needs a query: pass the user's message, or what you \
-                        want to know about them."
-                    .into(),
-            );
+            return Err(ToolError::NoQuery);
         }
         let query = match query_for(&config.settings, config.mode, &messages, Agent::Chat) {
             Ok(q) => q,
@@ -306,7 +336,7 @@ impl Memory {
             || self.cache.embedder(embedder_path),
             false,
         )
-        .map_err(|e| format!("memory_recall cannot read the memory store: {e}."))?;
+        .map_err(ToolError::Store)?;
         if !read.corrupt.is_empty() {
             tracing::warn!(
                 lines = read.corrupt.len(),
@@ -346,16 +376,12 @@ impl Memory {
     }
 
     /// `memory_append`: `memory add`'s rules, as a fact a model wrote (source synth, via mcp).
-    fn append(&self, args: &AppendArgs) -> Result<Appended, String> {
+    fn append(&self, args: &AppendArgs) -> Result<Appended, ToolError> {
         let config = self.allowed("memory_append")?;
         let kind = match args.kind.as_str() {
             "semantic" => Kind::Semantic,
             "episodic" => Kind::Episodic,
-            other => {
-                return Err(format!(
-                    "kind must be \"semantic\" or \"episodic\", not {other:?}; nothing was saved."
-                ));
-            }
+            other => return Err(ToolError::Kind(other.to_string())),
         };
         let ctx = Ctx {
             store: &self.store,
@@ -368,7 +394,7 @@ impl Memory {
         #[allow(clippy::cast_possible_truncation)]
         let importance = args.importance as f32;
         let committed = manage::add_from(&ctx, Source::Synth, &args.text, kind, Some(importance))
-            .map_err(|e| format!("{e}; nothing was saved."))?;
+            .map_err(ToolError::NotSaved)?;
         if !committed.corrupt_moved.is_empty() {
             tracing::warn!(
                 lines = committed.corrupt_moved.len(),
@@ -388,15 +414,12 @@ impl Memory {
 /// `localm mcp`: serve the tools on stdin/stdout until the client closes them. Logs go to
 /// stderr (stdout carries only the protocol).
 pub fn main(opts: McpOptions) -> anyhow::Result<()> {
-    let sources = ModeSources::new(opts.mode_flag);
-    // A settings.json or LOCALM_MODE that cannot be read is reported now, as every command does.
-    let config = Config::load(&opts.data_dir, &sources)?;
-    let server = MemoryServer::new(opts.data_dir.clone(), sources, opts.tools);
+    let server = MemoryServer::new(opts.data_dir.clone(), opts.overrides, opts.tools);
     tracing::info!(
         "mcp: serving {} on stdio for {} (mode {} now; checked at every call)",
         server.tool_names().join(", "),
         opts.data_dir.display(),
-        config.mode,
+        opts.mode,
     );
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -2,7 +2,8 @@
 //! consolidation pass, the embedding sweep, the chat worker), and the one description of how
 //! such a child ended.
 //!
-//! A child inherits the daemon's environment (the settings it resolved are passed as flags), dies
+//! A child inherits the daemon's environment (the data dir and mode the daemon resolved are
+//! passed as flags; the `LOCALM_*` settings it needs, the child reads at its own start), dies
 //! with its handle (`kill_on_drop`), and picks its own thread count at each model call from the
 //! cores other processes left idle (`models::cpu_share`), so no thread policy is set here.
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use localm_core::Settings;
-use localm_core::engine::Embedder;
+use localm_core::models::Embedder;
 use localm_core::recall::gate::Gates;
 use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, Query, build_query};

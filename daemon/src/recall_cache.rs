@@ -35,20 +35,20 @@ pub struct CachedStore {
 /// The store as recall last read it, and the loaded embedder.
 #[derive(Default)]
 pub struct RecallCache {
-    snapshot: Mutex<Option<Arc<CachedStore>>>,
+    store: Mutex<Option<Arc<CachedStore>>>,
     embedder: Mutex<Option<(PathBuf, Arc<BertEmbedder>)>>,
 }
 
 impl RecallCache {
     /// The store's records, index and vectors, re-read when their files changed.
-    pub fn snapshot(&self, store: &Store) -> Result<Arc<CachedStore>, StoreError> {
+    pub fn store(&self, store: &Store) -> Result<Arc<CachedStore>, StoreError> {
         let keys = (
             file_key(&store.path(RECORDS_FILE)),
             file_key(&store.path(VECTORS_FILE)),
             // A write a crash left half-applied is read from its journal.
             file_key(&store.path(JOURNAL_FILE)),
         );
-        let mut slot = self.snapshot.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slot = self.store.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = slot.as_ref().filter(|c| c.keys == keys) {
             return Ok(Arc::clone(c));
         }

@@ -21,9 +21,10 @@ use axum::body::Body;
 use axum::http::{Request, header};
 use hyper::service::Service as _;
 use hyper_util::service::TowerToHyperService;
+use localm::config::{ChatEnv, Overrides};
 use localm::service::api::{body::MAX_BODY, router};
-use localm::service::children::Children;
-use localm::service::state::{ModeSources, Shared};
+use localm::service::passes::PassRunner;
+use localm::service::state::Shared;
 use localm_core::store::{LOCK_FILE, Store};
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -361,8 +362,9 @@ fn send(
         let shared = Arc::new(
             Shared::new(
                 data_dir.to_path_buf(),
-                ModeSources::default(),
-                Children::new(exe),
+                Overrides::default(),
+                PassRunner::new(exe),
+                ChatEnv::default(),
             )
             .unwrap(),
         );

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
-use localm::service::cadence::Intervals;
-use localm::service::children::Children;
-use localm::service::state::{ModeSources, Shared};
+use localm::config::{ChatEnv, Intervals, Overrides};
+use localm::service::passes::PassRunner;
+use localm::service::state::Shared;
 use localm::service::{Listeners, run};
 use localm_core::record::{Kind, Record, Source};
 use localm_core::store::{Store, StoreError};
@@ -71,12 +71,13 @@ async fn run_serves_until_shutdown_and_flushes_reinforcement() {
     let shared = Arc::new(
         Shared::new(
             dir.path().to_path_buf(),
-            ModeSources::default(),
-            Children::new(exe),
+            Overrides::default(),
+            PassRunner::new(exe),
+            ChatEnv::default(),
         )
         .unwrap(),
     );
-    let intervals = Intervals::from_env(|_| None).unwrap();
+    let intervals = Intervals::default();
     let (_reload_tx, reload_rx) = tokio::sync::mpsc::unbounded_channel();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let daemon = tokio::spawn(run(

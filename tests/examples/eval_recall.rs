@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use localm::models::embedder::BertEmbedder;
-use localm_core::engine::Embedder;
+use localm_core::models::Embedder;
 use localm_core::recall::lexical::{LexicalIndex, content_words};
 use localm_tests::recall_set::{HALVES, HEADER, Set, evaluate, load, records};
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use localm::models::embedder::BertEmbedder;
-use localm_core::engine::Embedder;
+use localm_core::models::Embedder;
 use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
 use localm_core::recall::{Input, run};

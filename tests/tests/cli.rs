@@ -254,6 +254,29 @@ fn mode_precedence_flag_env_file() {
 }
 
 #[test]
+fn a_bad_environment_value_stops_any_command_before_it_changes_anything() {
+    let env = Env::new();
+    write_settings(&env, &serde_json::json!({"mode": "log"}));
+    for (name, value) in [
+        ("LOCALM_CHAT_IDLE", "soon"),
+        ("LOCALM_CHAT_KEEPALIVE", "0"),
+        ("LOCALM_MEMORY_AUTO_INTERVAL", "-1"),
+        ("LOCALM_EXTRACTION", "magic"),
+    ] {
+        let out = env
+            .cmd(&["memory", "add", "never saved"])
+            .env(name, value)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}={value}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(name), "{stderr}");
+    }
+    assert!(env.records().is_empty());
+}
+
+#[test]
 fn ids_accept_unique_prefixes_and_say_when_ambiguous_or_unknown() {
     let env = Env::new();
     write_store_file(

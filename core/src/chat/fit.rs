@@ -5,7 +5,7 @@
 //! latest turn leave less than [`MIN_REPLY`] tokens is refused. Tokens are counted by the
 //! caller (the chat worker, with the model's own tokenizer and chat template).
 
-use crate::engine::Message;
+use crate::models::Message;
 
 /// The fewest reply tokens a fitted prompt must leave room for.
 pub const MIN_REPLY: u32 = 16;

@@ -9,10 +9,10 @@ use super::prune;
 use super::report::{Report, Skipped, Touched};
 use crate::id::new_id;
 use crate::record::{Evidence, Kind, MAX_RECORDS, Provenance, Record, Source};
+use crate::same_fact::key as fact_key;
 use crate::store::Snapshot;
 use crate::store::archive::ArchiveReason;
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
-use crate::text::fact_key;
 
 /// One planned change, with the sessions it came from and the user's words it was written from.
 pub(super) struct Change {

@@ -28,7 +28,7 @@ use self::apply::{Change, apply};
 use self::model::Model;
 use self::neighbours::Existing;
 use self::plan::{Candidate, Planned};
-use crate::engine::{Embedder, EngineError};
+use crate::models::{Embedder, ModelError};
 use crate::record::{Evidence, Kind, Record};
 use crate::same_fact::{self, Overlap};
 use crate::session::{self, Session};
@@ -95,7 +95,7 @@ pub enum PassError {
         source: std::io::Error,
     },
     #[error("the model failed: {0}")]
-    Model(#[from] EngineError),
+    Model(#[from] ModelError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -239,7 +239,7 @@ fn extract(
     g: &mut Gathered,
     model: &mut Model,
     report: &mut Report,
-) -> Result<Vec<Found>, EngineError> {
+) -> Result<Vec<Found>, ModelError> {
     if g.logs.is_empty() {
         return Ok(Vec::new());
     }
@@ -314,7 +314,7 @@ fn summarise_due(
     model: &mut Model,
     changes: &mut Vec<Change>,
     report: &mut Report,
-) -> Result<Vec<String>, EngineError> {
+) -> Result<Vec<String>, ModelError> {
     let mut summarised: Vec<String> = Vec::new();
     for s in episodic::due(sessions, &snap.state, now) {
         let cx = guard::Context {
@@ -354,7 +354,7 @@ fn free_candidates(
     log: &str,
     model: &mut Model,
     report: &mut Report,
-) -> Result<Vec<Candidate>, EngineError> {
+) -> Result<Vec<Candidate>, ModelError> {
     let reply = model.generate(
         &prompt::extract(log),
         &grammar::candidates(),
@@ -376,7 +376,7 @@ fn rewritten(
     disclosures: Vec<disclose::Disclosure>,
     by_model: bool,
     model: &mut Model,
-) -> Result<Vec<Found>, EngineError> {
+) -> Result<Vec<Found>, ModelError> {
     let mut out: Vec<Found> = Vec::new();
     for d in disclosures {
         let ruled = person::third_person(&d.clause);
@@ -398,7 +398,7 @@ fn rewritten(
             Some(ts) => dates::absolute(&text, ts),
             None => text,
         };
-        let Ok(text) = crate::text::normalize_fact(&text) else {
+        let Ok(text) = crate::fact_text::normalize_fact(&text) else {
             continue;
         };
         if !out
@@ -587,7 +587,7 @@ fn summarise(
     s: &Session,
     model: &mut Model,
     cx: &guard::Context,
-) -> Result<Result<String, Refused>, EngineError> {
+) -> Result<Result<String, Refused>, ModelError> {
     let lines: Vec<&session::Line> = s.lines.iter().collect();
     let log = prompt::render_log(&lines, prompt::SESSION_CHARS / 2);
     let reply = model.generate(

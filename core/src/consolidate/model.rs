@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use super::report::ModelUse;
-use crate::engine::{EngineError, Generation, Generator, Message};
+use crate::models::{Generation, Generator, Message, ModelError};
 
 /// Loads the generator on first use, so a pass with nothing to do loads no model.
-pub type LoadGenerator<'g> = Box<dyn FnOnce() -> Result<Box<dyn Generator + 'g>, EngineError> + 'g>;
+pub type LoadGenerator<'g> = Box<dyn FnOnce() -> Result<Box<dyn Generator + 'g>, ModelError> + 'g>;
 
 pub(super) struct Model<'g, 'c> {
     load: Option<LoadGenerator<'g>>,
@@ -32,14 +32,14 @@ impl<'g, 'c> Model<'g, 'c> {
         messages: &[Message],
         grammar: &str,
         max: usize,
-    ) -> Result<Generation, EngineError> {
+    ) -> Result<Generation, ModelError> {
         let generator = match &mut self.loaded {
             Some(g) => g,
             None => {
                 let load = self
                     .load
                     .take()
-                    .ok_or_else(|| EngineError("the model could not be loaded".into()))?;
+                    .ok_or_else(|| ModelError("the model could not be loaded".into()))?;
                 let t = (self.elapsed)();
                 let g = self.loaded.insert(load()?);
                 self.usage.load_ms = ((self.elapsed)() - t).as_secs_f64() * 1e3;

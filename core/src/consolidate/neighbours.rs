@@ -2,7 +2,7 @@
 //! similarity when the store's vectors are current. Best first, at most a few.
 
 use super::plan::Candidate;
-use crate::engine::Embedder;
+use crate::models::Embedder;
 use crate::recall::lexical::{LexicalIndex, content_words};
 use crate::record::Record;
 use crate::store::Snapshot;

@@ -4,8 +4,9 @@
 use serde_json::Value;
 
 use super::plan::{Candidate, Decision, Op};
+use crate::fact_text::normalize_fact;
 use crate::record::Kind;
-use crate::text::{fact_key, normalize_fact};
+use crate::same_fact::key as fact_key;
 
 /// Candidate facts considered per pass at most.
 pub const MAX_CANDIDATES: usize = 12;

@@ -4,8 +4,8 @@
 //! UPDATE keeps both facts; a rejected correction is not proposed again.
 
 use crate::record::{Kind, Record, SYNTH_IMPORTANCE_CAP};
+use crate::same_fact::key as fact_key;
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
-use crate::text::fact_key;
 use crate::words::content_words;
 
 /// A change to a trusted fact is proposed only at or above this confidence.

@@ -2,7 +2,7 @@
 //! memory block stripped first, and one worked example each (a 135M model needs few-shot, and
 //! copies "..." placeholders literally).
 
-pub use crate::engine::Message;
+pub use crate::models::Message;
 use crate::session::Line;
 
 /// Characters of session text one pass reads at most.

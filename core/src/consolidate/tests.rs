@@ -5,7 +5,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use super::*;
-use crate::engine::{Generation, Generator, Message};
+use crate::models::{Generation, Generator, Message};
 use crate::record::{MAX_RECORDS, Provenance, Source};
 use crate::store::archive::ArchiveReason;
 use crate::store::corrections::CorrectionStatus;
@@ -26,7 +26,7 @@ impl Generator for Scripted {
         messages: &[Message],
         grammar: &str,
         _max: usize,
-    ) -> Result<Generation, EngineError> {
+    ) -> Result<Generation, ModelError> {
         let last = messages
             .last()
             .map(|m| m.content.clone())
@@ -157,7 +157,7 @@ fn privacy_mode_skips_and_never_loads_the_model() {
         &f.pass(Mode::Privacy, now()),
         Box::new(move || {
             *flag.borrow_mut() = true;
-            Err(EngineError("should not load".into()))
+            Err(ModelError("should not load".into()))
         }),
         None,
     )

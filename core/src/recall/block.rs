@@ -2,7 +2,7 @@
 //! or invisible characters, newlines) and wrapped in one fenced block labelled as data, so a fact
 //! that reads like a command, or tries to close the fence, stays inside it as text.
 
-use crate::text::strip_invisible;
+use crate::fact_text::strip_invisible;
 
 /// The whole block, header and fence included, is at most this many characters.
 pub const BLOCK_CHARS: usize = 1200;

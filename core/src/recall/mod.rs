@@ -17,7 +17,7 @@ use self::gate::Gates;
 use self::lexical::{LexicalIndex, content_words};
 use self::query::Query;
 use self::rank::{Gate, Scored, Signals, is_first_person_question, rank};
-use crate::engine::Embedder;
+use crate::models::Embedder;
 use crate::record::{Kind, Record};
 use crate::store::vectors::Vectors;
 

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use super::query::{Agent, ChatMessage, build_query};
 use super::*;
-use crate::engine::EngineError;
+use crate::models::ModelError;
 use crate::record::Source;
 use crate::store::vectors::{VectorEntry, text_hash};
 
@@ -33,9 +33,9 @@ impl Embedder for Scripted {
     fn dim(&self) -> usize {
         self.dim
     }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EngineError> {
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
         if self.fail {
-            return Err(EngineError("boom".into()));
+            return Err(ModelError("boom".into()));
         }
         Ok(texts
             .iter()

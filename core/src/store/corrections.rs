@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::record::Provenance;
-use crate::text::fact_key;
+use crate::same_fact::key as fact_key;
 
 /// What a correction would do to its target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

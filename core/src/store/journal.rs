@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ARCHIVE_FILE, CORRECTIONS_FILE, CORRUPT_SUFFIX, RECORDS_FILE, STATE_FILE};
 use crate::id::Fnv;
-use crate::text::one_line;
+use crate::printable::one_line;
 
 /// The journal format this build writes and reads.
 pub const FORMAT: u32 = 1;

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::text::one_line;
+use crate::printable::one_line;
 
 /// A file's first this many unreadable lines are reported one by one; after that, consecutive
 /// unreadable lines (and blank lines among them) are kept as one [`CorruptLine`], so that a file

@@ -514,7 +514,7 @@ impl Store {
         if let Some(bytes) = &raw.state {
             snap.state = serde_json::from_slice(bytes).map_err(|e| StoreError::BadFile {
                 path: self.path(STATE_FILE),
-                reason: crate::text::one_line(e),
+                reason: crate::printable::one_line(e),
             })?;
             if snap.state.version > state::FORMAT_VERSION {
                 return Err(StoreError::NewerFormat {

@@ -3,7 +3,7 @@
 //! loaded, then [`Event`]s for each request: text as it is generated, then `done`, `error` or
 //! `too_long`.
 
-use localm_core::engine::Message;
+use localm_core::models::Message;
 use serde::{Deserialize, Serialize};
 
 /// One reply to generate.

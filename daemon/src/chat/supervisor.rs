@@ -18,8 +18,6 @@ use super::tasks::ChatTasks;
 
 /// Turns that may wait while one generates; more get 503.
 pub const QUEUE: usize = 4;
-/// A worker idle this long is stopped, and its model's memory freed.
-pub const IDLE: Duration = Duration::from_secs(300);
 /// Loading the model may take this long.
 const LOAD_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -67,8 +65,8 @@ pub struct Turn {
 }
 
 impl ChatWorker {
-    pub fn new(exe: PathBuf) -> ChatWorker {
-        let idle = crate::config::chat_idle(IDLE);
+    /// A worker for `exe chat-worker`, stopped (its model's memory freed) once idle for `idle`.
+    pub fn new(exe: PathBuf, idle: Duration) -> ChatWorker {
         ChatWorker {
             exe,
             slot: Arc::new(tokio::sync::Mutex::new(None)),

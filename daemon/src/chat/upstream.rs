@@ -2,7 +2,8 @@
 //! vLLM, LM Studio, llama-cpp-python): the client's request, with recall's block in its system
 //! message (`forwarded.rs`), is posted to `<base>/chat/completions` and always read as a
 //! stream, line by line, so no reply is cut off for taking long; `<base>/models` is asked for
-//! the model list. `LOCALM_CHAT_UPSTREAM_KEY`, when set, is sent as the bearer token.
+//! the model list. The bearer token (`LOCALM_CHAT_UPSTREAM_KEY`), when there is one, goes with
+//! each request.
 
 use std::io::BufRead;
 use std::time::Duration;
@@ -40,17 +41,29 @@ fn agent(start: Duration) -> ureq::Agent {
         .into()
 }
 
-fn with_key<B>(req: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
-    match crate::config::chat_upstream_key() {
-        Some(key) => req.header("authorization", format!("Bearer {key}")),
-        None => req,
+/// The server chat replies come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upstream {
+    /// Its base URL (`http://127.0.0.1:8080/v1`).
+    pub base: String,
+    /// The bearer token sent with each request.
+    pub key: Option<String>,
+}
+
+impl Upstream {
+    fn with_key<B>(&self, req: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        match &self.key {
+            Some(key) => req.header("authorization", format!("Bearer {key}")),
+            None => req,
+        }
     }
 }
 
 /// POST `body` to `<base>/chat/completions` and send what the upstream says to `tx` as it
 /// arrives; stops reading once `tx` is closed (the client left). Blocking.
-pub fn forward(base: &str, body: &Value, tx: &mpsc::Sender<Said>) {
-    let req = with_key(
+pub fn forward(up: &Upstream, body: &Value, tx: &mpsc::Sender<Said>) {
+    let base = &up.base;
+    let req = up.with_key(
         agent(START)
             .post(format!("{base}/chat/completions"))
             .header("content-type", "application/json"),
@@ -91,23 +104,55 @@ pub fn forward(base: &str, body: &Value, tx: &mpsc::Sender<Said>) {
     }
 }
 
+/// Why the upstream's model list could not be had. One line each, naming the URL.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelsError {
+    #[error("{base}: {source}")]
+    Unreachable { base: String, source: ureq::Error },
+    #[error("{base}/models answered {status}")]
+    Status { base: String, status: u16 },
+    #[error("{base}/models: {source}")]
+    Read { base: String, source: ureq::Error },
+    #[error("{base}/models: {source}")]
+    NotJson {
+        base: String,
+        source: serde_json::Error,
+    },
+    #[error("{base}/models sent no model list")]
+    NoList { base: String },
+}
+
 /// `GET <base>/models`: the upstream's model objects, as it sends them. Blocking.
-pub fn models(base: &str) -> Result<Vec<Value>, String> {
-    let mut resp = with_key(agent(MODELS).get(format!("{base}/models")))
+pub fn models(up: &Upstream) -> Result<Vec<Value>, ModelsError> {
+    let base = || up.base.clone();
+    let mut resp = up
+        .with_key(agent(MODELS).get(format!("{}/models", up.base)))
         .call()
-        .map_err(|e| format!("{base}: {e}"))?;
+        .map_err(|source| ModelsError::Unreachable {
+            base: base(),
+            source,
+        })?;
     let status = resp.status().as_u16();
     if !(200..300).contains(&status) {
-        return Err(format!("{base}/models answered {status}"));
+        return Err(ModelsError::Status {
+            base: base(),
+            status,
+        });
     }
     let text = resp
         .body_mut()
         .read_to_string()
-        .map_err(|e| format!("{base}/models: {e}"))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{base}/models: {e}"))?;
+        .map_err(|source| ModelsError::Read {
+            base: base(),
+            source,
+        })?;
+    let v: Value = serde_json::from_str(&text).map_err(|source| ModelsError::NotJson {
+        base: base(),
+        source,
+    })?;
     match v.get("data").and_then(Value::as_array) {
         Some(list) => Ok(list.clone()),
-        None => Err(format!("{base}/models sent no model list")),
+        None => Err(ModelsError::NoList { base: base() }),
     }
 }
 
@@ -154,11 +199,21 @@ mod tests {
     async fn an_upstream_that_is_down_says_why() {
         let (tx, mut rx) = mpsc::channel(4);
         // Port 9 (discard) on loopback: nothing listens in the test environment.
+        let down = Upstream {
+            base: "http://127.0.0.1:9/v1".into(),
+            key: None,
+        };
+        let up = down.clone();
         let t = tokio::task::spawn_blocking(move || {
-            forward("http://127.0.0.1:9/v1", &Value::Null, &tx);
+            forward(&up, &Value::Null, &tx);
         });
         assert!(matches!(rx.recv().await, Some(Said::Failed(_))));
         t.await.unwrap();
-        assert!(models("http://127.0.0.1:9/v1").is_err());
+        let err = models(&down).unwrap_err();
+        assert!(matches!(err, ModelsError::Unreachable { .. }), "{err}");
+        assert!(
+            err.to_string().starts_with("http://127.0.0.1:9/v1: "),
+            "{err}"
+        );
     }
 }

@@ -6,9 +6,9 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Context as _;
 use chrono::Utc;
-use localm_core::consolidate::{self, Extraction, LoadGenerator, Pass, Report, Status};
-use localm_core::engine::{Embedder, EngineError, Generator};
+use localm_core::consolidate::{self, LoadGenerator, Pass, Report, Status};
 use localm_core::id::Fnv;
+use localm_core::models::{Embedder, Generator, ModelError};
 use localm_core::store::Store;
 
 use super::Context;
@@ -42,12 +42,6 @@ pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
     }
 }
 
-/// How the pass finds candidate facts: the hidden `LOCALM_EXTRACTION` (`rewrite`, the default;
-/// `rule`; `free`), so `scripts/bench quality` can measure the alternatives on one binary.
-pub fn extraction() -> anyhow::Result<Extraction> {
-    crate::config::extraction().map_err(|e| coded(Code::Usage, e))
-}
-
 /// One pass now, with the installed model (its calls cancelled once `cancel` is set) and
 /// embedder; then embed up to 64 new facts.
 pub fn pass(ctx: &Context, cancel: Arc<AtomicBool>) -> anyhow::Result<Report> {
@@ -58,7 +52,7 @@ pub fn pass(ctx: &Context, cancel: Arc<AtomicBool>) -> anyhow::Result<Report> {
         Some(p) => {
             Llama::load(&p, None).map(|l| Box::new(l.cancelled_by(cancel)) as Box<dyn Generator>)
         }
-        None => Err(EngineError(
+        None => Err(ModelError(
             "no language model installed: run `localm setup-model`".into(),
         )),
     });
@@ -78,7 +72,9 @@ pub fn pass(ctx: &Context, cancel: Arc<AtomicBool>) -> anyhow::Result<Report> {
         mode: ctx.mode,
         now,
         pass_id: format!("p{:07x}", h.finish() >> 36),
-        extraction: extraction()?,
+        // The hidden LOCALM_EXTRACTION, so `scripts/bench quality` can measure the
+        // alternatives on one binary.
+        extraction: ctx.env.extraction,
         elapsed: &move || started.elapsed(),
     };
     let report = consolidate::run(&pass, load, embedder.as_ref().map(|e| e as &dyn Embedder))
@@ -126,7 +122,7 @@ fn human(r: &Report) -> String {
         rate(m.gen_tokens, m.gen_ms),
     ));
     for s in &r.logs_not_read {
-        let name = localm_core::text::visible(&s.text);
+        let name = localm_core::printable::visible(&s.text);
         out.push_str(&format!("not read: sessions/{name}: {}\n", s.why));
     }
     let mut rows: Vec<Vec<String>> = Vec::new();

@@ -9,10 +9,10 @@ use clap::{Subcommand, ValueEnum};
 use localm_core::Kind;
 use localm_core::legacy::LEGACY_FILE;
 use localm_core::manage::{self, Added, Ctx};
+use localm_core::printable::visible;
 use localm_core::record::Record;
 use localm_core::store::corrections::{Correction, CorrectionOp};
 use localm_core::store::{Committed, Store};
-use localm_core::text::visible;
 
 use super::Context;
 use super::output::{self, print};

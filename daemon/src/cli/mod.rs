@@ -18,8 +18,10 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
-use localm_core::settings::{Mode, Settings, resolve_mode};
+use localm_core::settings::{Mode, Settings};
 
+use crate::config::{Config, Env, Overrides};
+use crate::exit::{Code, coded};
 use crate::paths;
 
 /// localm memory: durable, private memory for a local LLM chat app.
@@ -199,79 +201,96 @@ fn parse_upstream(v: &str) -> Result<String, String> {
     }
 }
 
-/// What every command needs: where the data is and which mode is in force.
+/// What every command needs: where the data is, what is in force, and the environment's
+/// settings, each resolved once here and handed down.
 pub struct Context {
     pub data_dir: PathBuf,
     pub settings: Settings,
     pub mode: Mode,
+    /// Every `LOCALM_*` setting, typed ([`Env::read`] at start).
+    pub env: Env,
+    /// `--mode` and `LOCALM_MODE`, laid over settings.json again by the daemon's reloads and
+    /// MCP's calls.
+    pub overrides: Overrides,
 }
 
 impl Context {
-    fn resolve(global: &Global) -> anyhow::Result<Context> {
+    fn resolve(global: &Global, env: Env) -> anyhow::Result<Context> {
         let data_dir = paths::data_dir(global.data_dir.clone())?;
-        let settings = Settings::load(&data_dir)?;
-        let env_mode = crate::config::mode_env();
-        let mode = resolve_mode(global.mode.map(Mode::from), env_mode.as_deref(), &settings)?;
+        let overrides = Overrides {
+            mode: global.mode.map(Mode::from),
+            env_mode: env.mode.clone(),
+            chat_upstream: None,
+        };
+        let Config { settings, mode, .. } = Config::load(&data_dir, &overrides)?;
         Ok(Context {
             data_dir,
             settings,
             mode,
+            env,
+            overrides,
         })
     }
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    // Every LOCALM_* variable, read once by the command that runs: a bad value stops it before
+    // it does anything.
+    let env = || -> anyhow::Result<Env> {
+        let env = Env::read().map_err(|e| coded(Code::Usage, e.to_string()))?;
+        crate::models::llama::forward_log(env.llama_log);
+        Ok(env)
+    };
+    let ctx = || Context::resolve(&cli.global, env()?);
     match cli.command {
-        Command::ChatWorker { model, threads } => crate::chat::worker::main(&model, threads),
+        Command::ChatWorker { model, threads } => {
+            env()?;
+            crate::chat::worker::main(&model, threads)
+        }
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
             clap_complete::generate(shell, &mut cmd, "localm", &mut std::io::stdout());
             Ok(())
         }
         Command::ManPages { dir } => manual::write(Cli::command(), &dir),
-        Command::SetupEmbeddings { from } => {
-            let ctx = Context::resolve(&cli.global)?;
-            setup::embeddings(&ctx, from.as_deref())
-        }
-        Command::SetupModel { from } => {
-            let ctx = Context::resolve(&cli.global)?;
-            setup::model(&ctx, from.as_deref())
-        }
-        Command::Memory(cmd) => {
-            let ctx = Context::resolve(&cli.global)?;
-            memory::run(&ctx, cmd)
-        }
+        Command::SetupEmbeddings { from } => setup::embeddings(&ctx()?, from.as_deref()),
+        Command::SetupModel { from } => setup::model(&ctx()?, from.as_deref()),
+        Command::Memory(cmd) => memory::run(&ctx()?, cmd),
         Command::Daemon(args) => {
             crate::service::init_logging(args.verbose);
-            let ctx = Context::resolve(&cli.global)?;
-            crate::service::main(crate::service::Options {
+            let ctx = ctx()?;
+            crate::service::main(crate::service::DaemonOptions {
                 data_dir: ctx.data_dir,
-                mode_flag: cli.global.mode.map(Mode::from),
+                overrides: Overrides {
+                    chat_upstream: args.chat_upstream,
+                    ..ctx.overrides
+                },
                 socket: args.socket,
                 listen: args.listen,
-                chat_upstream: args.chat_upstream,
+                intervals: ctx.env.intervals,
+                deadlines: ctx.env.deadlines,
+                chat: ctx.env.chat,
             })
         }
         Command::Mcp(args) => {
             crate::service::init_logging(0);
-            let ctx = Context::resolve(&cli.global)?;
+            let ctx = ctx()?;
             crate::mcp::main(crate::mcp::McpOptions {
                 data_dir: ctx.data_dir,
-                mode_flag: cli.global.mode.map(Mode::from),
+                overrides: ctx.overrides,
+                mode: ctx.mode,
                 tools: crate::mcp::Tools {
                     recall: !args.no_memory,
                     append: args.memory_write,
                 },
             })
         }
-        Command::Open { no_browser } => open::run(&Context::resolve(&cli.global)?, !no_browser),
-        Command::Status { json } => status::run(&Context::resolve(&cli.global)?, json),
-        Command::Settings { cmd, json } => {
-            settings::run(&Context::resolve(&cli.global)?, cmd, json)
-        }
-        Command::Plugin(cmd) => plugin::run(&Context::resolve(&cli.global)?, cmd),
-        Command::Job(cmd) => job::run(&Context::resolve(&cli.global)?, cmd),
+        Command::Open { no_browser } => open::run(&ctx()?, !no_browser),
+        Command::Status { json } => status::run(&ctx()?, json),
+        Command::Settings { cmd, json } => settings::run(&ctx()?, cmd, json),
+        Command::Plugin(cmd) => plugin::run(&ctx()?, cmd),
+        Command::Job(cmd) => job::run(&ctx()?, cmd),
         Command::Service(cmd) => service::run(cmd, cli.global.data_dir.as_deref()),
-        Command::Token(cmd) => token::run(&Context::resolve(&cli.global)?, cmd),
+        Command::Token(cmd) => token::run(&ctx()?, cmd),
     }
 }

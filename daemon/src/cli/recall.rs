@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use localm_core::engine::Embedder;
+use localm_core::models::Embedder;
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
 use localm_core::recall::rank::Gate;
 use localm_core::store::Store;

@@ -54,7 +54,7 @@ pub fn run(ctx: &Context, cmd: Option<SettingsCommand>, as_json: bool) -> anyhow
             settings.save(&ctx.data_dir)?;
             print(&format!("{key} = {}\n", settings.get(&key)?));
             if key == "mode"
-                && let Some(env) = crate::config::mode_env()
+                && let Some(env) = &ctx.env.mode
                 && !env.trim().is_empty()
             {
                 eprintln!("localm: note: LOCALM_MODE={env} is set and overrides this setting here");

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use localm_core::engine::Embedder;
+use localm_core::models::Embedder;
 use localm_core::store::Store;
 
 use super::Context;

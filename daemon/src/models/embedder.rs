@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use anyhow::Context as _;
-use localm_core::engine::{Embedder, EngineError};
+use localm_core::models::{Embedder, ModelError};
 
 use super::bert::Bert;
 
@@ -38,8 +38,8 @@ impl Embedder for BertEmbedder {
     fn dim(&self) -> usize {
         self.model.dim()
     }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EngineError> {
-        let run = |t: &[&str]| self.model.embed(t).map_err(|e| EngineError(e.to_string()));
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        let run = |t: &[&str]| self.model.embed(t).map_err(|e| ModelError(e.to_string()));
         match texts {
             // One text is recall's query; a batch is facts being embedded, never repeated.
             [one] => self.queries.get_or(one, || run(texts)),
@@ -59,8 +59,8 @@ impl QueryCache {
     pub fn get_or(
         &self,
         text: &str,
-        embed: impl FnOnce() -> Result<Vec<Vec<f32>>, EngineError>,
-    ) -> Result<Vec<Vec<f32>>, EngineError> {
+        embed: impl FnOnce() -> Result<Vec<Vec<f32>>, ModelError>,
+    ) -> Result<Vec<Vec<f32>>, ModelError> {
         {
             let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(at) = kept.iter().position(|(t, _)| t == text) {
@@ -108,7 +108,7 @@ mod tests {
         // A failure is not kept.
         assert!(
             cache
-                .get_or("boom", || Err(EngineError("no".into())))
+                .get_or("boom", || Err(ModelError("no".into())))
                 .is_err()
         );
         assert_eq!(

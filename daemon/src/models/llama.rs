@@ -5,8 +5,8 @@
 //! call uses is [`super::cpu_share`]'s.
 //!
 //! llama.cpp is compiled into the binary (CPU only). Its own logging is switched off by default;
-//! set `LOCALM_LLAMA_LOG=1` before the first [`Llama::load`] to forward it to `tracing`
-//! (targets `llama.cpp` / `ggml`) instead.
+//! the entry point's [`forward_log`] (from `LOCALM_LLAMA_LOG=1`), before the first
+//! [`Llama::load`], forwards it to `tracing` (targets `llama.cpp` / `ggml`) instead.
 //!
 //! Caveat: llama.cpp aborts the whole process on internal assertions it considers impossible;
 //! run generation in a child process if that matters.
@@ -27,7 +27,7 @@ use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::{LogOptions, send_logs_to_tracing};
-use localm_core::engine::{EngineError, Generation, Generator, Message};
+use localm_core::models::{Generation, Generator, Message, ModelError};
 
 pub use gguf::{GgufError, check_gguf};
 pub use sampling::Sampling;
@@ -137,10 +137,20 @@ impl std::fmt::Debug for Llama {
 /// The llama.cpp backend may be initialised only once per process.
 static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
 
+/// Whether llama.cpp's own log goes to `tracing` ([`forward_log`]).
+static FORWARD_LOG: AtomicBool = AtomicBool::new(false);
+
+/// Forward llama.cpp's own log to `tracing` (`on`) or drop it. llama.cpp's log is one per
+/// process, so this is set once by the entry point (`LOCALM_LLAMA_LOG`, read by `config`),
+/// before the first [`Llama::load`]; later calls change nothing.
+pub fn forward_log(on: bool) {
+    FORWARD_LOG.store(on, Ordering::Relaxed);
+}
+
 fn backend() -> Result<&'static LlamaBackend, LoadError> {
     BACKEND
         .get_or_init(|| {
-            let forward = crate::config::llama_log();
+            let forward = FORWARD_LOG.load(Ordering::Relaxed);
             // Installed before the backend starts so that nothing reaches stderr.
             send_logs_to_tracing(LogOptions::default().with_logs_enabled(forward));
             LlamaBackend::init().map_err(|e| e.to_string())
@@ -153,9 +163,9 @@ impl Llama {
     /// Loads the GGUF at `path` (checked with [`check_gguf`] first). `n_threads`: see
     /// [`Threads::new`]. [`Generator::generate`] calls are cancelled by nothing until
     /// [`Llama::cancelled_by`].
-    pub fn load(path: &Path, n_threads: Option<usize>) -> Result<Self, EngineError> {
+    pub fn load(path: &Path, n_threads: Option<usize>) -> Result<Self, ModelError> {
         Self::try_load(path, n_threads)
-            .map_err(|e| EngineError(format!("cannot load model {}: {e}", path.display())))
+            .map_err(|e| ModelError(format!("cannot load model {}: {e}", path.display())))
     }
 
     fn try_load(path: &Path, n_threads: Option<usize>) -> Result<Self, LoadError> {
@@ -483,7 +493,7 @@ impl Generator for Llama {
         messages: &[Message],
         grammar: &str,
         max_tokens: usize,
-    ) -> Result<Generation, EngineError> {
+    ) -> Result<Generation, ModelError> {
         let params = GenParams {
             max_tokens,
             grammar: Some(grammar),
@@ -493,7 +503,7 @@ impl Generator for Llama {
         };
         self.generate_with(messages, &params)
             .map(|(generation, _)| generation)
-            .map_err(|e| EngineError(e.to_string()))
+            .map_err(|e| ModelError(e.to_string()))
     }
 }
 

@@ -15,10 +15,11 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio::time::sleep_until;
 
-use super::cadence::{self, Intervals};
-use super::children::{Outcome, PassFailure, Trigger};
+use super::cadence;
+use super::passes::{Outcome, PassFailure, Trigger};
 use super::state::Shared;
 use super::watch::FsEvent;
+use crate::config::Intervals;
 
 /// A task the loop started, as it ends.
 pub enum Done {
@@ -69,7 +70,7 @@ impl EventLoop {
 
     /// Run until `shutdown` completes; hand back the tasks still running.
     pub async fn run(mut self, shutdown: impl Future<Output = ()>) -> JoinSet<Done> {
-        let mut finished = self.shared.children.finished();
+        let mut finished = self.shared.passes.finished();
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
             let job_due = self.next_job_due();
@@ -129,7 +130,7 @@ impl EventLoop {
         if self.auto_due.is_none() {
             let due = cadence::auto_due(
                 Instant::now(),
-                self.shared.children.last_started(),
+                self.shared.passes.last_started(),
                 self.intervals.auto,
             );
             tracing::debug!(
@@ -149,7 +150,7 @@ impl EventLoop {
                 return;
             }
         };
-        if self.shared.children.busy() {
+        if self.shared.passes.busy() {
             self.auto_wanted = true;
             return;
         }
@@ -157,7 +158,7 @@ impl EventLoop {
         self.tasks.spawn(async move {
             // The pass logs its own outcome.
             let _ = shared
-                .children
+                .passes
                 .run(&shared.data_dir, mode, Trigger::Auto)
                 .await;
             Done::Quiet
@@ -165,7 +166,7 @@ impl EventLoop {
     }
 
     fn pass_finished(&mut self) {
-        if self.auto_wanted && !self.shared.children.busy() {
+        if self.auto_wanted && !self.shared.passes.busy() {
             self.auto_wanted = false;
             self.session_changed();
         }
@@ -212,7 +213,7 @@ impl EventLoop {
                 let mode = shared.config().mode;
                 let started_at = Utc::now();
                 let result = shared
-                    .children
+                    .passes
                     .run(&shared.data_dir, mode, Trigger::Job(name.clone()))
                     .await;
                 let outcome = outcome_of("schedule", started_at, &result);
@@ -246,7 +247,7 @@ impl EventLoop {
             match shared.store.read() {
                 Ok(s) if s.records.is_empty() => {}
                 Err(e) => tracing::warn!("backfill: {e}"),
-                Ok(_) => shared.children.backfill(&shared.data_dir).await,
+                Ok(_) => shared.passes.backfill(&shared.data_dir).await,
             }
             Done::Quiet
         });

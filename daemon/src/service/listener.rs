@@ -31,25 +31,13 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 
-use crate::config::{ConfigError, seconds};
+use crate::config::Deadlines;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 use tower::ServiceExt as _;
 
 use reading::{AnsweringBody, DeadlineBody, Registry};
 
-/// How long a client has to send a complete request head, from accept or from the end of the
-/// previous response (so also how long a keep-alive connection may sit idle). Local clients send
-/// a head in microseconds; ten seconds forgives a stalled machine, and a closed keep-alive
-/// connection costs a local client one reconnect.
-pub const DEFAULT_HEADER_READ: Duration = Duration::from_secs(10);
-/// `LOCALM_HEADER_READ_TIMEOUT`: the header-read timeout in seconds (for tests; not advertised).
-pub const HEADER_READ_ENV: &str = "LOCALM_HEADER_READ_TIMEOUT";
-/// How long a request body may take to arrive in full, from the end of its head. The largest
-/// body (1 MiB) takes milliseconds on a local connection; ten seconds forgives a stalled machine.
-pub const DEFAULT_BODY_READ: Duration = Duration::from_secs(10);
-/// `LOCALM_BODY_READ_TIMEOUT`: the body deadline in seconds (for tests; not advertised).
-pub const BODY_READ_ENV: &str = "LOCALM_BODY_READ_TIMEOUT";
 /// How long the control socket waits for a connection it told to close to give up its slot.
 const EVICT_WAIT: Duration = Duration::from_secs(1);
 /// The most connections one listener serves at once.
@@ -68,9 +56,9 @@ pub struct Limits {
     pub unix: usize,
     /// Connections the loopback TCP listener serves at once.
     pub tcp: usize,
-    /// See [`DEFAULT_HEADER_READ`].
+    /// See [`Deadlines::header_read`].
     pub header_read: Duration,
-    /// See [`DEFAULT_BODY_READ`].
+    /// See [`Deadlines::body_read`].
     pub body_read: Duration,
 }
 
@@ -88,7 +76,7 @@ pub struct Rules {
 impl Limits {
     /// Caps that fit under `fd_limit` open files with [`FD_RESERVE`] left for the daemon: up to
     /// [`MAX_CONNECTIONS`] each, the socket's half taken first, at least one each.
-    pub fn new(fd_limit: u64, header_read: Duration, body_read: Duration) -> Limits {
+    pub fn new(fd_limit: u64, deadlines: Deadlines) -> Limits {
         let spare = fd_limit.saturating_sub(FD_RESERVE);
         let cap = |n: u64| {
             usize::try_from(n)
@@ -100,8 +88,8 @@ impl Limits {
         Limits {
             unix,
             tcp,
-            header_read,
-            body_read,
+            header_read: deadlines.header_read,
+            body_read: deadlines.body_read,
         }
     }
 
@@ -124,22 +112,11 @@ impl Limits {
             reclaim: false,
         }
     }
-
-    /// Read [`HEADER_READ_ENV`] and [`BODY_READ_ENV`] (whole seconds, at least 1); a bad value
-    /// is an error.
-    pub fn deadlines_from_env(
-        get: impl Fn(&str) -> Option<String>,
-    ) -> Result<(Duration, Duration), ConfigError> {
-        Ok((
-            seconds(&get, HEADER_READ_ENV, DEFAULT_HEADER_READ)?,
-            seconds(&get, BODY_READ_ENV, DEFAULT_BODY_READ)?,
-        ))
-    }
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits::new(FD_WANTED, DEFAULT_HEADER_READ, DEFAULT_BODY_READ)
+        Limits::new(FD_WANTED, Deadlines::default())
     }
 }
 
@@ -338,8 +315,6 @@ mod tests {
 
     #[test]
     fn caps_fit_under_the_open_file_limit() {
-        let t = Duration::from_secs(10);
-        let b = DEFAULT_BODY_READ;
         // (open-file limit, socket cap, TCP cap)
         let table = [
             (1_048_576, 64, 64),
@@ -352,33 +327,13 @@ mod tests {
             (0, 1, 1),
         ];
         for (fds, unix, tcp) in table {
-            let l = Limits::new(fds, t, b);
+            let l = Limits::new(fds, Deadlines::default());
             assert_eq!((l.unix, l.tcp), (unix, tcp), "fd limit {fds}");
             if fds >= FD_RESERVE + 2 {
                 assert!(
                     (l.unix + l.tcp) as u64 + FD_RESERVE <= fds,
                     "fd limit {fds}"
                 );
-            }
-        }
-    }
-
-    #[test]
-    fn the_deadlines_come_from_the_environment() {
-        assert_eq!(
-            Limits::deadlines_from_env(|_| None).unwrap(),
-            (DEFAULT_HEADER_READ, DEFAULT_BODY_READ)
-        );
-        let env = |k: &str| Some(if k == BODY_READ_ENV { "3" } else { " 2 " }.to_string());
-        assert_eq!(
-            Limits::deadlines_from_env(env).unwrap(),
-            (Duration::from_secs(2), Duration::from_secs(3))
-        );
-        for key in [HEADER_READ_ENV, BODY_READ_ENV] {
-            for bad in ["0", "-1", "1.5", "soon"] {
-                let err = Limits::deadlines_from_env(|k| (k == key).then(|| bad.to_string()))
-                    .unwrap_err();
-                assert!(err.to_string().contains(key), "{err}");
             }
         }
     }

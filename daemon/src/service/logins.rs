@@ -24,12 +24,12 @@ pub struct Logins {
     listen: OnceLock<SocketAddr>,
     /// Code → when it expires.
     codes: Mutex<HashMap<String, Instant>>,
-    sessions: Mutex<VecDeque<Session>>,
+    sessions: Mutex<VecDeque<BrowserSession>>,
 }
 
 /// A logged-in browser: the cookie's value and the page key that must come with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Session {
+pub struct BrowserSession {
     pub cookie: String,
     pub key: String,
 }
@@ -64,12 +64,12 @@ impl Logins {
 
     /// Use `code` up. A new session (cookie and page key) when it was valid; `None` when it was
     /// wrong, used or expired.
-    pub fn redeem(&self, code: &str, now: Instant) -> std::io::Result<Option<Session>> {
+    pub fn redeem(&self, code: &str, now: Instant) -> std::io::Result<Option<BrowserSession>> {
         let valid = matches!(lock(&self.codes).remove(code), Some(expires) if expires > now);
         if !valid {
             return Ok(None);
         }
-        let session = Session {
+        let session = BrowserSession {
             cookie: random_hex()?,
             key: random_hex()?,
         };
@@ -92,7 +92,7 @@ impl Logins {
             .is_some_and(|s| constant_time_eq(s.key.as_bytes(), key.as_bytes()))
     }
 
-    fn find(&self, cookie: &str) -> Option<Session> {
+    fn find(&self, cookie: &str) -> Option<BrowserSession> {
         lock(&self.sessions)
             .iter()
             .find(|s| constant_time_eq(s.cookie.as_bytes(), cookie.as_bytes()))

@@ -6,11 +6,11 @@
 
 pub mod api;
 pub mod cadence;
-pub mod children;
 pub mod event_loop;
 pub mod instance;
 pub mod listener;
 pub mod logins;
+pub mod passes;
 pub mod reinforce;
 pub mod socket;
 pub mod state;
@@ -26,36 +26,36 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, bail};
 use chrono::Utc;
 use futures_util::StreamExt;
-use localm_core::settings::Mode;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook_tokio::Signals;
 use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use crate::config::{ChatEnv, Deadlines, Intervals, Overrides};
 use crate::exit::{Code, coded};
-use cadence::Intervals;
-use children::Children;
 use instance::{Info, Instance};
 use listener::Limits;
-use state::{ModeSources, Shared};
+use passes::PassRunner;
+use state::Shared;
 
 /// How long a pass in flight gets to stop after SIGTERM before it is killed.
 const PASS_GRACE: Duration = Duration::from_secs(20);
 /// How long open requests get to finish.
 const REQUEST_GRACE: Duration = Duration::from_secs(10);
 
-/// Options of `localm daemon`.
+/// Options of `localm daemon`, resolved by the command line (`config`).
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub struct DaemonOptions {
     pub data_dir: PathBuf,
-    pub mode_flag: Option<Mode>,
+    /// `--mode`, `LOCALM_MODE` and `--chat-upstream`, laid over settings.json at each reload.
+    pub overrides: Overrides,
     pub socket: Option<PathBuf>,
-    /// A loopback address for the optional TCP listener (off by default).
+    /// `--listen`: an address for the optional TCP listener (over the `listen` setting).
     pub listen: Option<SocketAddr>,
-    /// `--chat-upstream`: chat replies come from this OpenAI-compatible server (over the
-    /// `chat_upstream` setting).
-    pub chat_upstream: Option<String>,
+    pub intervals: Intervals,
+    pub deadlines: Deadlines,
+    pub chat: ChatEnv,
 }
 
 /// The daemon's listeners, bound before [`run`].
@@ -69,10 +69,7 @@ pub struct Listeners {
 }
 
 /// `localm daemon`: claim the data dir, bind, serve until SIGTERM/SIGINT, clean up.
-pub fn main(opts: Options) -> anyhow::Result<()> {
-    let intervals = Intervals::from_env(crate::config::var).map_err(|e| coded(Code::Usage, e))?;
-    let (header_read, body_read) =
-        Limits::deadlines_from_env(crate::config::var).map_err(|e| coded(Code::Usage, e))?;
+pub fn main(opts: DaemonOptions) -> anyhow::Result<()> {
     let instance = Instance::claim(&opts.data_dir)?;
     localm_core::fsutil::create_private_dir(&opts.data_dir.join("sessions"))
         .context("cannot create the sessions folder")?;
@@ -83,13 +80,13 @@ pub fn main(opts: Options) -> anyhow::Result<()> {
         .build()
         .context("cannot start the runtime")?;
     let fd_limit = listener::raise_fd_limit();
-    let limits = Limits::new(fd_limit, header_read, body_read);
+    let limits = Limits::new(fd_limit, opts.deadlines);
     tracing::debug!(
         "open-file limit {fd_limit}: at most {} connections on the socket, {} on --listen",
         limits.unix,
         limits.tcp
     );
-    let result = runtime.block_on(serve(opts, intervals, limits, instance));
+    let result = runtime.block_on(serve(opts, limits, instance));
     // A relay still reading a silent upstream holds a blocking thread: do not wait for it.
     runtime.shutdown_timeout(Duration::from_secs(2));
     result
@@ -97,20 +94,15 @@ pub fn main(opts: Options) -> anyhow::Result<()> {
 
 /// Bind what `opts` asks for, publish where we listen, and run until a stop signal. Only here
 /// are signal handlers installed: SIGHUP reloads, SIGTERM and SIGINT stop.
-async fn serve(
-    opts: Options,
-    intervals: Intervals,
-    limits: Limits,
-    instance: Instance,
-) -> anyhow::Result<()> {
+async fn serve(opts: DaemonOptions, limits: Limits, instance: Instance) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("cannot find the localm executable")?;
-    let sources = ModeSources {
-        flag: opts.mode_flag,
-        env: crate::config::mode_env(),
-    };
-    let mut shared = Shared::new(opts.data_dir.clone(), sources, Children::new(exe))?;
-    shared.chat_upstream = opts.chat_upstream.clone();
-    let shared = Arc::new(shared);
+    let shared = Arc::new(Shared::new(
+        opts.data_dir.clone(),
+        opts.overrides.clone(),
+        PassRunner::new(exe),
+        opts.chat.clone(),
+    )?);
+    let intervals = opts.intervals;
     let socket_path = opts
         .socket
         .clone()
@@ -119,16 +111,8 @@ async fn serve(
     let unix = socket::bind(&socket_path)?;
     let mut tcp = None;
     let settings = shared.config().settings.clone();
-    let listen = match (opts.listen, settings.listen.as_deref()) {
-        (Some(addr), _) => Some(addr),
-        (None, Some(text)) => Some(text.parse::<SocketAddr>().map_err(|e| {
-            coded(
-                Code::Usage,
-                format!("the listen setting {text:?} is not an address host:port: {e}"),
-            )
-        })?),
-        (None, None) => None,
-    };
+    let listen = crate::config::listen(opts.listen, &settings)
+        .map_err(|e| coded(Code::Usage, e.to_string()))?;
     if let Some(addr) = listen {
         if !addr.ip().is_loopback() {
             tracing::warn!(
@@ -249,12 +233,12 @@ pub async fn run(
 
     let _ = stop_tx.send(true);
     // A pass still running after the grace is killed when its task is dropped (kill_on_drop).
-    shared.children.terminate();
-    let mut finished = shared.children.finished();
+    shared.passes.terminate();
+    let mut finished = shared.passes.finished();
     let drained = tokio::time::timeout(PASS_GRACE, async {
         while tasks.join_next().await.is_some() {}
         // A pass started by a request is not the loop's: wait for it too.
-        while shared.children.busy() {
+        while shared.passes.busy() {
             if finished.changed().await.is_err() {
                 break;
             }
@@ -300,7 +284,7 @@ fn seed_last_pass(shared: &Shared) {
         // A last pass dated in the future (the clock was set back) counts as just now.
         let ago = (Utc::now() - at).to_std().unwrap_or(Duration::ZERO);
         if let Some(t) = Instant::now().checked_sub(ago) {
-            shared.children.seed_last_started(t);
+            shared.passes.seed_last_started(t);
         }
     }
 }

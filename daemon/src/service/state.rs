@@ -1,28 +1,28 @@
 //! The daemon's state, shared by every request handler, the event loop and the shutdown: the
 //! data dir, the store, the settings and mode in force (reloaded on SIGHUP or a change to
-//! settings.json), the recall cache, the reinforcement writer and the supervised children.
+//! settings.json), the recall cache, the reinforcement writer and the pass runner.
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use chrono::Utc;
-use localm_core::engine::Embedder;
 use localm_core::manage::Ctx;
+use localm_core::models::Embedder;
 use localm_core::recall::query::Query;
 use localm_core::recall::{self, Input, Recall};
 use localm_core::settings::Mode;
 use localm_core::store::{Store, StoreError};
 
-use super::children::Children;
 use super::logins::Logins;
+use super::passes::PassRunner;
 use super::reinforce::Reinforcer;
 use crate::chat::supervisor::ChatWorker;
 use crate::models;
 use crate::recall::Answer;
 use crate::recall_cache::RecallCache;
 
-pub use crate::config::{Config, ModeSources};
+use crate::config::{ChatEnv, Config, Overrides};
 
 /// Threads of the runtime's blocking pool (store work, query embedding).
 pub const BLOCKING_THREADS: usize = 8;
@@ -35,28 +35,29 @@ pub struct Shared {
     pub store: Store,
     pub recall: RecallCache,
     pub reinforcer: Reinforcer,
-    pub children: Children,
+    pub passes: PassRunner,
     /// The chat model's worker process.
     pub chat: ChatWorker,
-    /// `--chat-upstream`, over the `chat_upstream` setting.
-    pub chat_upstream: Option<String>,
+    /// What the environment says of the chat path (the relay's keep-alive, the upstream's key).
+    pub chat_env: ChatEnv,
     /// Permits for store writes on the blocking pool ([`WRITERS`]).
     pub writers: tokio::sync::Semaphore,
     pub started: Instant,
     /// The browser's login codes and sessions for the loopback listener.
     pub logins: Arc<Logins>,
     config: Arc<RwLock<Config>>,
-    sources: ModeSources,
+    overrides: Overrides,
 }
 
 impl Shared {
     /// Needs a tokio runtime (it starts the reinforcement writer).
     pub fn new(
         data_dir: PathBuf,
-        sources: ModeSources,
-        children: Children,
+        overrides: Overrides,
+        passes: PassRunner,
+        chat_env: ChatEnv,
     ) -> anyhow::Result<Shared> {
-        let config = Arc::new(RwLock::new(Config::load(&data_dir, &sources)?));
+        let config = Arc::new(RwLock::new(Config::load(&data_dir, &overrides)?));
         let store = Store::new(&data_dir, "chat", "localm daemon");
         // The writer asks at the moment of writing, so a batch queued before privacy mode was
         // switched on is not written after it.
@@ -67,14 +68,14 @@ impl Shared {
             store,
             data_dir,
             recall: RecallCache::default(),
-            chat: ChatWorker::new(children.exe().to_path_buf()),
-            chat_upstream: None,
-            children,
+            chat: ChatWorker::new(passes.exe().to_path_buf(), chat_env.idle),
+            chat_env,
+            passes,
             writers: tokio::sync::Semaphore::new(WRITERS),
             started: Instant::now(),
             logins: Arc::default(),
             config,
-            sources,
+            overrides,
         })
     }
 
@@ -85,7 +86,7 @@ impl Shared {
     /// Re-read settings.json. Returns the old and new config when something changed; a file that
     /// does not parse is reported and the running config is kept.
     pub fn reload(&self) -> anyhow::Result<Option<(Config, Config)>> {
-        let fresh = Config::load(&self.data_dir, &self.sources)?;
+        let fresh = Config::load(&self.data_dir, &self.overrides)?;
         let mut current = self.config.write().unwrap_or_else(|e| e.into_inner());
         if *current == fresh {
             return Ok(None);
@@ -116,8 +117,8 @@ impl Shared {
 
     /// One turn's recall over the cached store. Writes nothing (reinforcement is the caller's).
     pub fn recall(&self, query: &Query, explain: bool) -> Result<Answer, StoreError> {
-        let snap = self.recall.snapshot(&self.store)?;
-        if snap.records.is_empty() {
+        let cached = self.recall.store(&self.store)?;
+        if cached.records.is_empty() {
             return Ok(Answer::new(Recall::none(None), &[], explain));
         }
         let embedder = self.recall.embedder(models::embedder_path(
@@ -125,14 +126,14 @@ impl Shared {
             &self.config().settings,
         ));
         let result = recall::run(&Input {
-            records: &snap.records,
-            index: &snap.index,
-            vectors: snap.vectors.as_ref(),
+            records: &cached.records,
+            index: &cached.index,
+            vectors: cached.vectors.as_ref(),
             embedder: embedder.as_deref().map(|e| e as &dyn Embedder),
             query,
             now: Utc::now(),
         });
-        Ok(Answer::new(result, &snap.records, explain))
+        Ok(Answer::new(result, &cached.records, explain))
     }
 }
 

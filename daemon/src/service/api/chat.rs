@@ -55,8 +55,8 @@ pub async fn models(State(s): State<Arc<Shared>>) -> Response {
         .map(|id| json!({"id": id, "object": "model", "created": 0, "owned_by": "localm"}))
         .into_iter()
         .collect();
-    if let Some(base) = upstream_base(&s) {
-        match tokio::task::spawn_blocking(move || upstream::models(&base)).await {
+    if let Some(up) = upstream(&s) {
+        match tokio::task::spawn_blocking(move || upstream::models(&up)).await {
             Ok(Ok(theirs)) => {
                 let ours: Vec<Value> = std::mem::take(&mut data);
                 data = theirs;
@@ -81,11 +81,12 @@ pub async fn models(State(s): State<Arc<Shared>>) -> Response {
     Json(json!({"object": "list", "data": data})).into_response()
 }
 
-/// `--chat-upstream`, else the `chat_upstream` setting.
-fn upstream_base(s: &Shared) -> Option<String> {
-    s.chat_upstream
-        .clone()
-        .or_else(|| s.config().settings.chat_upstream.clone())
+/// The upstream in force (`--chat-upstream`, else the `chat_upstream` setting), with its key.
+fn upstream(s: &Shared) -> Option<upstream::Upstream> {
+    Some(upstream::Upstream {
+        base: s.config().chat_upstream?,
+        key: s.chat_env.upstream_key.clone(),
+    })
 }
 
 fn model_name(path: &std::path::Path) -> String {
@@ -128,7 +129,7 @@ pub async fn completions(
         .as_deref()
         .map(model_name)
         .is_some_and(|n| req.model.as_deref().map(task_prompt::base_model) == Some(n.as_str()));
-    let upstream = upstream_base(&s).filter(|_| !asks_local);
+    let upstream = upstream(&s).filter(|_| !asks_local);
     if let Err(e) = req.validate(upstream.is_some()) {
         return error(StatusCode::BAD_REQUEST, "invalid_request", e.to_string());
     }
@@ -190,7 +191,7 @@ pub async fn completions(
         )
     };
     let log_to = (plugin && config.mode.allows_writes()).then_some(session);
-    if let Some(base) = upstream {
+    if let Some(up) = upstream {
         // The upstream knows its own model ids, not their `+nomemory` twins.
         let mut original = raw;
         if let Some(m) = original.get("model").and_then(Value::as_str) {
@@ -207,7 +208,7 @@ pub async fn completions(
             block,
             log_to,
         };
-        return relay::forward(s, p, base, &original).await;
+        return relay::forward(s, p, up, &original).await;
     }
     let Some(model_path) = models::chat_path(&s.data_dir, &config.settings) else {
         return error(

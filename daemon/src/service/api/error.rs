@@ -4,10 +4,11 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use localm_core::fact_text::TextError;
 use localm_core::manage::ManageError;
+use localm_core::printable::visible;
 use localm_core::store::StoreError;
 use localm_core::store::lock::LockError;
-use localm_core::text::{TextError, visible};
 use serde_json::json;
 
 /// An error answer. Nothing was changed when one is returned.

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::body::{JsonBody, PathId};
 use super::error::ApiError;
-use crate::service::children::{PassFailure, Trigger};
+use crate::service::passes::{PassFailure, Trigger};
 use crate::service::state::Shared;
 
 type Reply = Result<Response, ApiError>;
@@ -325,7 +325,7 @@ pub async fn reject(State(s): State<Arc<Shared>>, PathId(id): PathId) -> Reply {
 /// supervised child process. Answers the pass report.
 pub async fn consolidate(State(s): State<Arc<Shared>>) -> Reply {
     let mode = writable(&s, "consolidation")?;
-    match s.children.run(&s.data_dir, mode, Trigger::Api).await {
+    match s.passes.run(&s.data_dir, mode, Trigger::Api).await {
         Ok(outcome) => Ok(Json(outcome.report).into_response()),
         Err(e @ PassFailure::Killed { .. }) | Err(e @ PassFailure::Spawn { .. }) => {
             Err(ApiError::new(

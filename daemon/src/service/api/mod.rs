@@ -105,8 +105,8 @@ async fn health(State(s): State<Arc<Shared>>) -> Json<Health> {
         memory_plugin: config.settings.memory_plugin_enabled(),
         uptime_s: s.started.elapsed().as_secs(),
         pass: PassState {
-            running: s.children.busy(),
-            pid: s.children.running_pid(),
+            running: s.passes.busy(),
+            pid: s.passes.running_pid(),
         },
         embedder_loaded: s.recall.embedder_loaded(),
     })

@@ -5,7 +5,7 @@
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use localm_core::engine::Message;
+use localm_core::models::Message;
 use localm_core::recall::query::{Agent, ChatMessage};
 use serde::{Deserialize, Serialize};
 

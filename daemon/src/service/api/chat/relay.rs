@@ -5,7 +5,6 @@
 //! logged once a reply arrived whole; an upstream that is down is a clear 502.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Json;
 use axum::body::{Body, Bytes};
@@ -18,15 +17,8 @@ use super::openai::{DONE, error, error_body, sse};
 use super::{Prepared, channel_body, sse_response, turn_log, with_header};
 use crate::chat::accumulate::Accumulator;
 use crate::chat::forwarded;
-use crate::chat::upstream::{self, Said};
+use crate::chat::upstream::{self, Said, Upstream};
 use crate::service::state::Shared;
-
-/// Silence on a stream longer than this gets a keep-alive comment.
-const KEEPALIVE: Duration = Duration::from_secs(15);
-
-fn keepalive() -> Duration {
-    crate::config::chat_keepalive(KEEPALIVE)
-}
 
 fn unreachable(why: &str) -> Response {
     error(
@@ -36,23 +28,23 @@ fn unreachable(why: &str) -> Response {
     )
 }
 
-/// Forward the turn to `base` and answer with what it says.
+/// Forward the turn to `up` and answer with what it says.
 pub(super) async fn forward(
     s: Arc<Shared>,
     p: Prepared,
-    base: String,
+    up: Upstream,
     original: &Value,
 ) -> Response {
     let sent = forwarded::body(original, &p.block);
     let (tx, mut rx) = mpsc::channel::<Said>(64);
-    let reader = tokio::task::spawn_blocking(move || upstream::forward(&base, &sent, &tx));
+    let reader = tokio::task::spawn_blocking(move || upstream::forward(&up, &sent, &tx));
     drop(reader);
     let header = p.header.clone();
     if !p.req.stream {
         return with_header(whole(&s, &p, rx).await, &header);
     }
     // Wait a moment for the head, so an upstream's refusal keeps its status.
-    let first = match tokio::time::timeout(keepalive(), rx.recv()).await {
+    let first = match tokio::time::timeout(s.chat_env.keepalive, rx.recv()).await {
         Ok(Some(Said::Head {
             status,
             content_type,
@@ -173,7 +165,7 @@ async fn pump(
     mut rx: mpsc::Receiver<Said>,
     out: mpsc::Sender<Bytes>,
 ) {
-    let every = keepalive();
+    let every = s.chat_env.keepalive;
     let mut text = String::new();
     // Whether the client's stream is between events (a comment there needs its own blank line).
     let mut between = true;

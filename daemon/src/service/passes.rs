@@ -61,8 +61,9 @@ pub enum PassFailure {
     Failed(String),
 }
 
-/// Runs passes one at a time and knows which child is running; runs the embedding sweep.
-pub struct Children {
+/// The pass runner: passes one at a time, knowing which child is running, and the embedding
+/// sweep.
+pub struct PassRunner {
     exe: PathBuf,
     gate: Mutex<()>,
     child: AtomicU32,
@@ -70,14 +71,14 @@ pub struct Children {
     last_started: StdMutex<Option<Instant>>,
 }
 
-impl Children {
+impl PassRunner {
     /// The `localm` executable the children run.
     pub fn exe(&self) -> &Path {
         &self.exe
     }
 
-    pub fn new(exe: PathBuf) -> Children {
-        Children {
+    pub fn new(exe: PathBuf) -> PassRunner {
+        PassRunner {
             exe,
             gate: Mutex::new(()),
             child: AtomicU32::new(0),

@@ -1,10 +1,11 @@
 //! The two model traits core's rules run against: `Embedder` (sentence vectors) and `Generator`
-//! (text from a prompt). The daemon implements them on candle and llama.cpp; tests script them.
+//! (text from a prompt). The daemon's `models` implement them on candle and llama.cpp; tests
+//! script them.
 
 /// A model failed; the message says why in one line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct EngineError(pub String);
+pub struct ModelError(pub String);
 
 /// Turns texts into L2-normalised vectors.
 pub trait Embedder: Send + Sync {
@@ -13,7 +14,7 @@ pub trait Embedder: Send + Sync {
     fn id(&self) -> &str;
     fn dim(&self) -> usize;
     /// One unit-length vector per text, in order.
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EngineError>;
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError>;
 }
 
 /// One chat-template message of a prompt.
@@ -43,5 +44,5 @@ pub trait Generator {
         messages: &[Message],
         grammar: &str,
         max_tokens: usize,
-    ) -> Result<Generation, EngineError>;
+    ) -> Result<Generation, ModelError>;
 }
