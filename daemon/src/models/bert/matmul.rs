@@ -1,10 +1,48 @@
 //! The one matrix product the encoder runs, `out[t][j] = x[t]·w[j] + bias[j]` with `w` stored
-//! as PyTorch stores a Linear (a row per output unit): blocks of up to four tokens share each
-//! weight row while it is in cache, the blocks run on rayon when the product is big enough to pay
-//! for it, and the inner loop is AVX2+FMA when the CPU has it (checked once, at run time), plain
-//! Rust that the compiler vectorises otherwise.
+//! as PyTorch stores a Linear (a row per output unit), in f32 or f16 ([`Weight`]): blocks of up to
+//! four tokens share each weight row while it is in cache, the blocks run on rayon when the
+//! product is big enough to pay for it, and the inner loop is AVX2+FMA(+F16C) when the CPU has it
+//! (checked once, at run time), plain Rust that the compiler vectorises otherwise. Sums are f32.
 
+use half::f16;
 use rayon::prelude::*;
+
+/// A weight's storage type: f32, or f16 for the layers' matrices (half the bytes to read, and a
+/// short query is bound by reading them).
+pub trait Weight: Copy + Send + Sync {
+    fn to_f32(self) -> f32;
+    /// Eight weights from `p` as f32 lanes.
+    ///
+    /// # Safety
+    /// Eight values must be readable at `p`, and the CPU must have AVX2, FMA and F16C.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn load8(p: *const Self) -> std::arch::x86_64::__m256;
+}
+
+impl Weight for f32 {
+    fn to_f32(self) -> f32 {
+        self
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn load8(p: *const f32) -> std::arch::x86_64::__m256 {
+        // SAFETY: the caller guarantees eight readable floats and AVX.
+        unsafe { std::arch::x86_64::_mm256_loadu_ps(p) }
+    }
+}
+
+impl Weight for f16 {
+    fn to_f32(self) -> f32 {
+        f16::to_f32(self)
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn load8(p: *const f16) -> std::arch::x86_64::__m256 {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller guarantees eight readable halves (16 bytes) and F16C.
+        unsafe { _mm256_cvtph_ps(_mm_loadu_si128(p.cast::<__m128i>())) }
+    }
+}
 
 /// Most tokens one weight row is read for at a time (four accumulators stay in registers).
 const BLOCK: usize = 4;
@@ -14,7 +52,7 @@ const PARALLEL_MIN: usize = 1 << 18;
 /// `out` (m×n) = `x` (m×k) · `w`ᵀ + `bias`, where `w` is n×k and `bias` n long; all row-major.
 ///
 /// Panics when the lengths disagree (a caller bug, not input).
-pub fn linear(x: &[f32], k: usize, w: &[f32], bias: Option<&[f32]>, out: &mut [f32]) {
+pub fn linear<W: Weight>(x: &[f32], k: usize, w: &[W], bias: Option<&[f32]>, out: &mut [f32]) {
     assert!(k > 0 && x.len().is_multiple_of(k) && w.len().is_multiple_of(k));
     let (m, n) = (x.len() / k, w.len() / k);
     assert_eq!(out.len(), m * n, "output is m×n");
@@ -42,27 +80,31 @@ pub fn linear(x: &[f32], k: usize, w: &[f32], bias: Option<&[f32]>, out: &mut [f
 }
 
 /// One block: `x` holds 1 to [`BLOCK`] token rows.
-fn dots(x: &[f32], k: usize, w: &[f32], bias: Option<&[f32]>, out: &mut [f32]) {
+fn dots<W: Weight>(x: &[f32], k: usize, w: &[W], bias: Option<&[f32]>, out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     if avx2() {
-        // SAFETY: the CPU has AVX2 and FMA (just checked), all `avx2_block` needs.
+        // SAFETY: the CPU has AVX2, FMA and F16C (just checked), all `avx2_block` needs.
         unsafe { avx2_block(x, k, w, bias, out) };
         return;
     }
     match x.len() / k {
-        1 => dots_plain::<1>(x, k, w, bias, out),
-        2 => dots_plain::<2>(x, k, w, bias, out),
-        3 => dots_plain::<3>(x, k, w, bias, out),
-        _ => dots_plain::<4>(x, k, w, bias, out),
+        1 => dots_plain::<W, 1>(x, k, w, bias, out),
+        2 => dots_plain::<W, 2>(x, k, w, bias, out),
+        3 => dots_plain::<W, 3>(x, k, w, bias, out),
+        _ => dots_plain::<W, 4>(x, k, w, bias, out),
     }
 }
 
-/// Whether this CPU runs the AVX2+FMA kernel (asked once per process).
+/// Whether this CPU runs the AVX2+FMA+F16C kernel (asked once per process).
 #[cfg(target_arch = "x86_64")]
 pub fn avx2() -> bool {
     use std::sync::OnceLock;
     static HAS: OnceLock<bool> = OnceLock::new();
-    *HAS.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
+    *HAS.get_or_init(|| {
+        is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("fma")
+            && is_x86_feature_detected!("f16c")
+    })
 }
 
 /// Whether this CPU runs the AVX2+FMA kernel: never off x86-64.
@@ -72,10 +114,10 @@ pub fn avx2() -> bool {
 }
 
 /// Portable kernel: eight independent lanes per dot product, so the compiler vectorises it.
-fn dots_plain<const R: usize>(
+fn dots_plain<W: Weight, const R: usize>(
     x: &[f32],
     k: usize,
-    w: &[f32],
+    w: &[W],
     bias: Option<&[f32]>,
     out: &mut [f32],
 ) {
@@ -88,14 +130,14 @@ fn dots_plain<const R: usize>(
             for (r, acc) in lanes.iter_mut().enumerate() {
                 let xv = &x[r * k + c..r * k + c + 8];
                 for l in 0..8 {
-                    acc[l] += xv[l] * wv[l];
+                    acc[l] += xv[l] * wv[l].to_f32();
                 }
             }
         }
         for (r, acc) in lanes.iter().enumerate() {
             let mut s: f32 = acc.iter().sum();
             for c in full..k {
-                s += x[r * k + c] * wr[c];
+                s += x[r * k + c] * wr[c].to_f32();
             }
             out[r * n + j] = s + bias.map_or(0.0, |b| b[j]);
         }
@@ -105,13 +147,13 @@ fn dots_plain<const R: usize>(
 /// Dispatch on the block's row count to the AVX2 kernel (callable only where the CPU has AVX2
 /// and FMA: calling it elsewhere is `unsafe`).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn avx2_block(x: &[f32], k: usize, w: &[f32], bias: Option<&[f32]>, out: &mut [f32]) {
+#[target_feature(enable = "avx2,fma,f16c")]
+fn avx2_block<W: Weight>(x: &[f32], k: usize, w: &[W], bias: Option<&[f32]>, out: &mut [f32]) {
     match x.len() / k {
-        1 => dots_avx2::<1>(x, k, w, bias, out),
-        2 => dots_avx2::<2>(x, k, w, bias, out),
-        3 => dots_avx2::<3>(x, k, w, bias, out),
-        _ => dots_avx2::<4>(x, k, w, bias, out),
+        1 => dots_avx2::<W, 1>(x, k, w, bias, out),
+        2 => dots_avx2::<W, 2>(x, k, w, bias, out),
+        3 => dots_avx2::<W, 3>(x, k, w, bias, out),
+        _ => dots_avx2::<W, 4>(x, k, w, bias, out),
     }
 }
 
@@ -120,11 +162,11 @@ fn avx2_block(x: &[f32], k: usize, w: &[f32], bias: Option<&[f32]>, out: &mut [f
 ///
 /// `x` holds `R` rows of `k`, `w` rows of `k`, `out` `R` rows of `w.len() / k` (checked).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn dots_avx2<const R: usize>(
+#[target_feature(enable = "avx2,fma,f16c")]
+fn dots_avx2<W: Weight, const R: usize>(
     x: &[f32],
     k: usize,
-    w: &[f32],
+    w: &[W],
     bias: Option<&[f32]>,
     out: &mut [f32],
 ) {
@@ -144,8 +186,8 @@ fn dots_avx2<const R: usize>(
             // SAFETY: c + 8 <= full <= k = w0.len() = w1.len(), and r * k + c + 8 <= R * k <=
             // x.len().
             unsafe {
-                let v0 = _mm256_loadu_ps(w0.as_ptr().add(c));
-                let v1 = _mm256_loadu_ps(w1.as_ptr().add(c));
+                let v0 = W::load8(w0.as_ptr().add(c));
+                let v1 = W::load8(w1.as_ptr().add(c));
                 for r in 0..R {
                     let xv = _mm256_loadu_ps(x.as_ptr().add(r * k + c));
                     a0[r] = _mm256_fmadd_ps(xv, v0, a0[r]);
@@ -156,7 +198,7 @@ fn dots_avx2<const R: usize>(
         }
         for r in 0..R {
             let xr = &x[r * k..(r + 1) * k];
-            let tail = |wr: &[f32]| (full..k).map(|c| xr[c] * wr[c]).sum::<f32>();
+            let tail = |wr: &[W]| (full..k).map(|c| xr[c] * wr[c].to_f32()).sum::<f32>();
             out[r * n + j] = hsum(a0[r]) + tail(w0) + bias.map_or(0.0, |b| b[j]);
             out[r * n + j2] = hsum(a1[r]) + tail(w1) + bias.map_or(0.0, |b| b[j2]);
         }
@@ -166,7 +208,7 @@ fn dots_avx2<const R: usize>(
 
 /// The sum of a vector's eight lanes.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,f16c")]
 fn hsum(v: std::arch::x86_64::__m256) -> f32 {
     use std::arch::x86_64::*;
     let s = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
@@ -240,13 +282,28 @@ mod tests {
     }
 
     #[test]
+    fn half_weights_give_the_products_of_their_f32_values() {
+        for (m, k, n) in [(1, 8, 3), (5, 13, 9), (8, 384, 40)] {
+            let x = numbers(m * k, 7);
+            let w: Vec<f16> = numbers(n * k, 8).into_iter().map(f16::from_f32).collect();
+            let wide: Vec<f32> = w.iter().map(|h| h.to_f32()).collect();
+            let want = reference(&x, k, &wide, None);
+            let mut got = vec![0f32; m * n];
+            linear(&x, k, &w, None, &mut got);
+            for (g, e) in got.iter().zip(&want) {
+                assert!((g - e).abs() <= 1e-4 * (1.0 + e.abs()), "m={m} k={k}: {g} vs {e}");
+            }
+        }
+    }
+
+    #[test]
     fn the_portable_kernel_agrees_with_the_fast_one() {
         let (k, n) = (77, 11);
         let x = numbers(3 * k, 1);
         let w = numbers(n * k, 2);
         let want = reference(&x, k, &w, None);
         let mut got = vec![0f32; 3 * n];
-        dots_plain::<3>(&x, k, &w, None, &mut got);
+        dots_plain::<f32, 3>(&x, k, &w, None, &mut got);
         for (g, e) in got.iter().zip(&want) {
             assert!((g - e).abs() <= 1e-4 * (1.0 + e.abs()), "{g} vs {e}");
         }
