@@ -135,6 +135,11 @@ pub struct RecalledFact {
     /// pass wrote it (absent otherwise): what the user said, not instructions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<String>,
+    /// The standing constraint ("diet", "allergy", "health", "accessibility", "language",
+    /// "budget", "family") the fact was recalled for, when the query asked for advice it bears
+    /// on and shares no word with it (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraint: Option<String>,
 }
 
 /// What `memory_append` answers: the fact as stored.
@@ -367,6 +372,7 @@ impl Memory {
                                 .map(|e| e.quote.clone())
                                 .collect()
                         }),
+                        constraint: i.constraint.map(|c| c.as_str().to_string()),
                     }
                 })
                 .collect(),

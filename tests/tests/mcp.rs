@@ -181,6 +181,7 @@ fn recall_returns_the_seeded_fact_with_its_id_and_the_degrade_reason() {
     let env = Env::new();
     let id = add(&env, "I work on printer firmware at Nordlys Instruments");
     add(&env, "I prefer green tea");
+    add(&env, "I am vegetarian");
     // A fact a pass distilled, with the user's words it came from.
     let mut records = env.records();
     records.push(with_evidence(
@@ -205,6 +206,10 @@ fn recall_returns_the_seeded_fact_with_its_id_and_the_degrade_reason() {
             call(
                 "memory_recall",
                 json!({"query": "Is my beagle Biscuit due a walk?"})
+            ),
+            call(
+                "memory_recall",
+                json!({"query": "What should I cook for dinner tonight?"})
             ),
         ]),
     ) else {
@@ -249,6 +254,11 @@ fn recall_returns_the_seeded_fact_with_its_id_and_the_degrade_reason() {
         dog["items"][0]["evidence"],
         json!(["I adopted a beagle named Biscuit"])
     );
+    assert!(dog["items"][0].get("constraint").is_none(), "{dog:#}");
+    // Advice on cooking, with no word in common: the diet comes back, saying why.
+    let dinner = ok(&s["steps"][3]);
+    assert_eq!(dinner["items"][0]["text"], "I am vegetarian", "{dinner:#}");
+    assert_eq!(dinner["items"][0]["constraint"], "diet", "{dinner:#}");
     // Recall reads only: nothing is reinforced.
     assert_eq!(store_files(&env), before);
 }

@@ -5,9 +5,9 @@
 //! short query spends its time in [`matmul::linear`] instead of in per-tensor overheads.
 
 use candle_core::DType;
-use half::f16;
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{Config, HiddenAct};
+use half::f16;
 
 use super::matmul;
 

@@ -291,7 +291,10 @@ mod tests {
             let mut got = vec![0f32; m * n];
             linear(&x, k, &w, None, &mut got);
             for (g, e) in got.iter().zip(&want) {
-                assert!((g - e).abs() <= 1e-4 * (1.0 + e.abs()), "m={m} k={k}: {g} vs {e}");
+                assert!(
+                    (g - e).abs() <= 1e-4 * (1.0 + e.abs()),
+                    "m={m} k={k}: {g} vs {e}"
+                );
             }
         }
     }
