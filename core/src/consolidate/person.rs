@@ -324,6 +324,10 @@ const ADVERBS: &[&str] = &[
     "currently",
     "totally",
     "actually",
+    "once",
+    "ever",
+    "even",
+    "already",
 ];
 
 /// `clause` with the user as "User": "I'm" → "User is", "I've" → "User has", "my" → "User's"
@@ -367,7 +371,7 @@ pub fn third_person(clause: &str) -> String {
             "myself" => "themself".into(),
             "mine" => "theirs".into(),
             _ if verb_next => {
-                if ADVERBS.contains(&lower.as_str()) {
+                if is_adverb(&lower) {
                     out.push((*w).to_string());
                     continue;
                 }
@@ -389,6 +393,16 @@ pub fn third_person(clause: &str) -> String {
         Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
         None => s,
     }
+}
+
+/// An adverb between "I" and its verb: one of [`ADVERBS`], or a word in "-ly" that is not a verb
+/// ("I especially like", not "I apply").
+fn is_adverb(lower: &str) -> bool {
+    const LY_VERBS: &[&str] = &[
+        "apply", "reply", "supply", "rely", "multiply", "comply", "imply",
+    ];
+    ADVERBS.contains(&lower)
+        || (lower.ends_with("ly") && lower.chars().count() > 4 && !LY_VERBS.contains(&lower))
 }
 
 /// A verb in the third person singular: "walk" → "walks", "watch" → "watches", "carry" →
@@ -500,6 +514,16 @@ mod tests {
                 "annoyingly I'm left-handed",
                 "Annoyingly User is left-handed",
             ),
+            // An adverb, not the verb ("User especiallies like", "User onces worked").
+            (
+                "I especially like jazz and tango",
+                "User especially likes jazz and tango",
+            ),
+            (
+                "I once worked on a lighthouse",
+                "User once worked on a lighthouse",
+            ),
+            ("I apply to jobs", "User applies to jobs"),
         ] {
             assert_eq!(third_person(clause), fact, "{clause}");
         }
