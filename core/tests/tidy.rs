@@ -21,6 +21,7 @@ fn root() -> PathBuf {
 const SOURCE_DIRS: &[&str] = &[
     "core/src",
     "core/tests",
+    "bert/src",
     "daemon/src",
     "daemon/tests",
     "daemon/examples",

@@ -407,7 +407,7 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
             && !ADVERBS.contains(&w.as_str())
             && !NOT_REFERENTS.contains(&w.as_str())
             // A gerund is a verb, not what "them" points at ("looking forward to hearing them").
-            && !(w.ends_with("ing") && w.chars().count() > 5)
+            && (!w.ends_with("ing") || w.chars().count() <= 5)
     });
     // "… to be able to do that (too)": a pronoun that ends the clause is its object, whatever
     // came before.

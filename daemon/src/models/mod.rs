@@ -1,6 +1,6 @@
 //! The on-device models: where they are installed, and loading them behind core's traits.
 
-pub mod bert;
+pub use localm_bert as bert;
 pub mod cpu_share;
 pub mod embedder;
 pub mod llama;

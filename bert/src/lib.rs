@@ -1,5 +1,6 @@
 //! Sentence embeddings from a BERT sentence-transformers folder: validates and loads it (weights
-//! read through candle), runs [`encoder::Encoder`] over each text, pools, L2-normalises.
+//! read through candle), runs [`encoder::Encoder`] over each text, pools, L2-normalises. Its own
+//! crate so that dev builds optimise it (the kernels are tens of times slower unoptimised).
 
 mod encoder;
 mod matmul;
@@ -347,10 +348,32 @@ mod tests {
         check::<Bert>();
     }
 
+    /// The test model: `$LOCALM_TEST_EMBED_MODEL`, else `test-models/all-MiniLM-L6-v2` in the
+    /// workspace. Missing: a failure when `LOCALM_REQUIRE_MODELS` is set, else `None` and a note.
+    fn test_model() -> Option<PathBuf> {
+        let path = std::env::var_os("LOCALM_TEST_EMBED_MODEL")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("../test-models/all-MiniLM-L6-v2")
+            });
+        if path.is_dir() {
+            return Some(path);
+        }
+        assert!(
+            std::env::var_os("LOCALM_REQUIRE_MODELS").is_none(),
+            "{} is missing and LOCALM_REQUIRE_MODELS is set: run scripts/fetch-test-models",
+            path.display()
+        );
+        eprintln!(
+            "skipped: {} not found (run scripts/fetch-test-models)",
+            path.display()
+        );
+        None
+    }
+
     #[test]
     fn the_encoder_agrees_with_candles_bert() {
-        let Some(dir) = crate::models::test_model("LOCALM_TEST_EMBED_MODEL", "all-MiniLM-L6-v2")
-        else {
+        let Some(dir) = test_model() else {
             return;
         };
         let long = "I write printer firmware in C at Acme and the build keeps failing. ".repeat(30);
