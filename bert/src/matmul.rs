@@ -1,7 +1,7 @@
 //! The one matrix product the encoder runs, `out[t][j] = x[t]·w[j] + bias[j]` with `w` stored
 //! as PyTorch stores a Linear (a row per output unit), in f32 or f16 ([`Weight`]): blocks of up to
-//! four tokens share each weight row while it is in cache, the blocks run on rayon when the
-//! product is big enough to pay for it, and the inner loop is AVX2+FMA(+F16C) when the CPU has it
+//! four tokens share each weight row while it is in L1, so a weight is read from memory once
+//! per product; products over many tokens are split over rayon's threads; and the inner loop is AVX2+FMA(+F16C) when the CPU has it
 //! (checked once, at run time), plain Rust that the compiler vectorises otherwise. Sums are f32.
 
 use half::f16;
@@ -44,10 +44,14 @@ impl Weight for f16 {
     }
 }
 
-/// Most tokens one weight row is read for at a time (four accumulators stay in registers).
+/// Most tokens one weight row is read for at a time (their accumulators stay in registers).
 const BLOCK: usize = 4;
-/// Multiply-adds below which a product stays on the calling thread (a rayon split costs more).
-const PARALLEL_MIN: usize = 1 << 18;
+/// Weight rows every token block passes over while they sit in L1 (32 × 384 f16 = 24 KiB): each
+/// weight is read from memory once per product, however many tokens there are.
+const COLS: usize = 32;
+/// Tokens from which a product is split over rayon's threads; below, waking a parked thread
+/// costs more than it saves (a short query ran slower through the daemon on two threads).
+const PARALLEL_ROWS: usize = 32;
 
 /// `out` (m×n) = `x` (m×k) · `w`ᵀ + `bias`, where `w` is n×k and `bias` n long; all row-major.
 ///
@@ -59,39 +63,42 @@ pub fn linear<W: Weight>(x: &[f32], k: usize, w: &[W], bias: Option<&[f32]>, out
     if let Some(b) = bias {
         assert_eq!(b.len(), n, "one bias per output");
     }
-    // Even blocks, so that two cores get the same share of a short query.
     let threads = rayon::current_num_threads().max(1);
-    let parallel = m * n * k >= PARALLEL_MIN && m > 1 && threads > 1;
-    let rows = if parallel {
-        m.div_ceil(threads).clamp(1, BLOCK)
-    } else {
-        BLOCK
-    };
-    let block = |(xb, ob): (&[f32], &mut [f32])| dots(xb, k, w, bias, ob);
-    if parallel {
+    if m >= PARALLEL_ROWS && threads > 1 {
+        let rows = m.div_ceil(threads);
         x.par_chunks(rows * k)
             .zip(out.par_chunks_mut(rows * n))
-            .for_each(block);
+            .for_each(|(xb, ob)| tile(xb, k, w, bias, ob));
     } else {
-        x.chunks(rows * k)
-            .zip(out.chunks_mut(rows * n))
-            .for_each(block);
+        tile(x, k, w, bias, out);
     }
 }
 
-/// One block: `x` holds 1 to [`BLOCK`] token rows.
-fn dots<W: Weight>(x: &[f32], k: usize, w: &[W], bias: Option<&[f32]>, out: &mut [f32]) {
+/// Every row of `x` against `w`, [`COLS`] weight rows at a time, [`BLOCK`] tokens at a time.
+fn tile<W: Weight>(x: &[f32], k: usize, w: &[W], bias: Option<&[f32]>, out: &mut [f32]) {
+    let n = w.len() / k;
+    for (c, wc) in w.chunks(COLS * k).enumerate() {
+        let j0 = c * COLS;
+        let bc = bias.map(|b| &b[j0..j0 + wc.len() / k]);
+        for (t, xb) in x.chunks(BLOCK * k).enumerate() {
+            dots(xb, k, wc, bc, &mut out[t * BLOCK * n + j0..], n);
+        }
+    }
+}
+
+/// One block: `x` holds 1 to [`BLOCK`] token rows; row `r`'s outputs start at `out[r * ld]`.
+fn dots<W: Weight>(x: &[f32], k: usize, w: &[W], bias: Option<&[f32]>, out: &mut [f32], ld: usize) {
     #[cfg(target_arch = "x86_64")]
     if avx2() {
         // SAFETY: the CPU has AVX2, FMA and F16C (just checked), all `avx2_block` needs.
-        unsafe { avx2_block(x, k, w, bias, out) };
+        unsafe { avx2_block(x, k, w, bias, out, ld) };
         return;
     }
     match x.len() / k {
-        1 => dots_plain::<W, 1>(x, k, w, bias, out),
-        2 => dots_plain::<W, 2>(x, k, w, bias, out),
-        3 => dots_plain::<W, 3>(x, k, w, bias, out),
-        _ => dots_plain::<W, 4>(x, k, w, bias, out),
+        1 => dots_plain::<W, 1>(x, k, w, bias, out, ld),
+        2 => dots_plain::<W, 2>(x, k, w, bias, out, ld),
+        3 => dots_plain::<W, 3>(x, k, w, bias, out, ld),
+        _ => dots_plain::<W, 4>(x, k, w, bias, out, ld),
     }
 }
 
@@ -120,8 +127,8 @@ fn dots_plain<W: Weight, const R: usize>(
     w: &[W],
     bias: Option<&[f32]>,
     out: &mut [f32],
+    ld: usize,
 ) {
-    let n = w.len() / k;
     for (j, wr) in w.chunks_exact(k).enumerate() {
         let mut lanes = [[0f32; 8]; R];
         let full = k / 8 * 8;
@@ -139,7 +146,7 @@ fn dots_plain<W: Weight, const R: usize>(
             for c in full..k {
                 s += x[r * k + c] * wr[c].to_f32();
             }
-            out[r * n + j] = s + bias.map_or(0.0, |b| b[j]);
+            out[r * ld + j] = s + bias.map_or(0.0, |b| b[j]);
         }
     }
 }
@@ -148,19 +155,26 @@ fn dots_plain<W: Weight, const R: usize>(
 /// and FMA: calling it elsewhere is `unsafe`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c")]
-fn avx2_block<W: Weight>(x: &[f32], k: usize, w: &[W], bias: Option<&[f32]>, out: &mut [f32]) {
+fn avx2_block<W: Weight>(
+    x: &[f32],
+    k: usize,
+    w: &[W],
+    bias: Option<&[f32]>,
+    out: &mut [f32],
+    ld: usize,
+) {
     match x.len() / k {
-        1 => dots_avx2::<W, 1>(x, k, w, bias, out),
-        2 => dots_avx2::<W, 2>(x, k, w, bias, out),
-        3 => dots_avx2::<W, 3>(x, k, w, bias, out),
-        _ => dots_avx2::<W, 4>(x, k, w, bias, out),
+        1 => dots_avx2::<W, 1>(x, k, w, bias, out, ld),
+        2 => dots_avx2::<W, 2>(x, k, w, bias, out, ld),
+        3 => dots_avx2::<W, 3>(x, k, w, bias, out, ld),
+        _ => dots_avx2::<W, 4>(x, k, w, bias, out, ld),
     }
 }
 
 /// AVX2 kernel: eight floats per fused multiply-add; two weight rows at a time against `R`
 /// token rows, so each load feeds more than one multiply-add.
 ///
-/// `x` holds `R` rows of `k`, `w` rows of `k`, `out` `R` rows of `w.len() / k` (checked).
+/// `x` holds `R` rows of `k`, `w` rows of `k`; row `r`'s outputs go to `out[r * ld..]` (checked).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c")]
 fn dots_avx2<W: Weight, const R: usize>(
@@ -169,10 +183,11 @@ fn dots_avx2<W: Weight, const R: usize>(
     w: &[W],
     bias: Option<&[f32]>,
     out: &mut [f32],
+    ld: usize,
 ) {
     use std::arch::x86_64::*;
     let n = w.len() / k;
-    assert!(x.len() >= R * k && out.len() >= R * n && w.len() == n * k);
+    assert!(x.len() >= R * k && out.len() >= (R - 1) * ld + n && w.len() == n * k);
     let full = k / 8 * 8;
     let mut j = 0;
     while j < n {
@@ -199,8 +214,8 @@ fn dots_avx2<W: Weight, const R: usize>(
         for r in 0..R {
             let xr = &x[r * k..(r + 1) * k];
             let tail = |wr: &[W]| (full..k).map(|c| xr[c] * wr[c].to_f32()).sum::<f32>();
-            out[r * n + j] = hsum(a0[r]) + tail(w0) + bias.map_or(0.0, |b| b[j]);
-            out[r * n + j2] = hsum(a1[r]) + tail(w1) + bias.map_or(0.0, |b| b[j2]);
+            out[r * ld + j] = hsum(a0[r]) + tail(w0) + bias.map_or(0.0, |b| b[j]);
+            out[r * ld + j2] = hsum(a1[r]) + tail(w1) + bias.map_or(0.0, |b| b[j2]);
         }
         j += 2;
     }
@@ -262,6 +277,7 @@ mod tests {
             (8, 384, 1536),
             (17, 1536, 384),
             (38, 100, 9),
+            (40, 96, 70),
         ] {
             let x = numbers(m * k, (m * 31 + k) as u32);
             let w = numbers(n * k, (n * 17 + k) as u32);
@@ -306,7 +322,7 @@ mod tests {
         let w = numbers(n * k, 2);
         let want = reference(&x, k, &w, None);
         let mut got = vec![0f32; 3 * n];
-        dots_plain::<f32, 3>(&x, k, &w, None, &mut got);
+        dots_plain::<f32, 3>(&x, k, &w, None, &mut got, n);
         for (g, e) in got.iter().zip(&want) {
             assert!((g - e).abs() <= 1e-4 * (1.0 + e.abs()), "{g} vs {e}");
         }
