@@ -217,6 +217,30 @@ fn tokenizer_error(path: &Path, e: impl std::fmt::Display) -> BertError {
     BertError::Tokenizer(format!("{}: {e}", path.display()))
 }
 
+/// The folder's tokenizer as embedding uses it: never padded (one text at a time, whatever
+/// length tokenizer.json asks for), truncated on the right at `max_tokens`.
+fn load_tokenizer(dir: &Path, max_tokens: usize) -> Result<Tokenizer, BertError> {
+    let tok_path = dir.join(TOKENIZER_FILE);
+    let mut tokenizer =
+        Tokenizer::from_file(&tok_path).map_err(|e| tokenizer_error(&tok_path, e))?;
+    tokenizer.with_padding(None);
+    tokenizer
+        .with_truncation(Some(TruncationParams {
+            direction: TruncationDirection::Right,
+            max_length: max_tokens,
+            strategy: TruncationStrategy::LongestFirst,
+            stride: 0,
+        }))
+        .map_err(|e| tokenizer_error(&tok_path, e))?;
+    Ok(tokenizer)
+}
+
+/// The tokenizer of the folder at `dir`, configured as [`Bert`] uses it (for `scripts/bench
+/// recall`, which times it alone).
+pub fn tokenizer(dir: &Path) -> Result<Tokenizer, BertError> {
+    load_tokenizer(dir, inspect_dir(dir)?.max_tokens)
+}
+
 impl Bert {
     /// Validate a model folder without loading weights: which of config.json, model.safetensors,
     /// tokenizer.json are missing, config parse, pooling config. Returns the pooling that will be used.
@@ -224,24 +248,12 @@ impl Bert {
         inspect_dir(dir).map(|info| info.pooling)
     }
 
-    /// Load config, tokenizer and weights (memory-mapped) from a sentence-transformers folder.
+    /// Load config, tokenizer and weights from a sentence-transformers folder. The weights are
+    /// read once through a memory map into the encoder's own arrays (the layers' matrices as f16).
     pub fn load(dir: &Path) -> Result<Self, BertError> {
         let info = inspect_dir(dir)?;
         let device = Device::Cpu;
-
-        let tok_path = dir.join(TOKENIZER_FILE);
-        let mut tokenizer =
-            Tokenizer::from_file(&tok_path).map_err(|e| tokenizer_error(&tok_path, e))?;
-        // One text at a time: never padded (tokenizer.json may ask for a fixed length).
-        tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                direction: TruncationDirection::Right,
-                max_length: info.max_tokens,
-                strategy: TruncationStrategy::LongestFirst,
-                stride: 0,
-            }))
-            .map_err(|e| tokenizer_error(&tok_path, e))?;
+        let tokenizer = load_tokenizer(dir, info.max_tokens)?;
 
         let weights_path = dir.join(WEIGHTS_FILE);
         // SAFETY: the file is memory-mapped read-only; like every mmap user we rely on the

@@ -7,9 +7,9 @@ use std::path::Path;
 use candle_core::{D, DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::BertModel;
-use tokenizers::{Tokenizer, TruncationParams};
+use tokenizers::Tokenizer;
 
-use super::{BertError, TOKENIZER_FILE, WEIGHTS_FILE, inspect_dir};
+use super::{BertError, WEIGHTS_FILE, inspect_dir, load_tokenizer};
 
 /// The reference model with its tokenizer (unpadded, truncated as [`super::Bert`] truncates).
 pub struct CandleBert {
@@ -21,15 +21,7 @@ pub struct CandleBert {
 impl CandleBert {
     pub fn load(dir: &Path) -> Result<CandleBert, BertError> {
         let info = inspect_dir(dir)?;
-        let mut tokenizer = Tokenizer::from_file(dir.join(TOKENIZER_FILE))
-            .map_err(|e| BertError::Tokenizer(e.to_string()))?;
-        tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: info.max_tokens,
-                ..TruncationParams::default()
-            }))
-            .map_err(|e| BertError::Tokenizer(e.to_string()))?;
+        let tokenizer = load_tokenizer(dir, info.max_tokens)?;
         let device = Device::Cpu;
         // SAFETY: read-only mmap; the model file is not modified while it is loaded.
         let vb = unsafe {

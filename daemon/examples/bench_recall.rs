@@ -196,8 +196,7 @@ fn main() {
     );
     // Where a query's time goes: the tokeniser alone, then the encoder (tokenising, 6 layers,
     // pooling) by query length, beside candle's BertModel on the same text.
-    let mut tokenizer = tokenizers::Tokenizer::from_file(model.join("tokenizer.json")).unwrap();
-    tokenizer.with_padding(None);
+    let tokenizer = localm::models::bert::tokenizer(&model).unwrap();
     let reference = CandleBert::load(&model).unwrap();
     let lengths = [
         ("short", "what editor do I use?".to_string()),
