@@ -203,9 +203,27 @@ fn object(rest: &str) -> Option<String> {
     }
     let o = w.join(" ");
     let o = o.trim_end_matches([',', '.']).to_string();
-    let bad = tokens(&o)
-        .iter()
-        .any(|x| matches!(x.as_str(), "you" | "your" | "yourself" | "i" | "me" | "my"));
+    // "Did you like it?" names nothing: "it" is in the turn before the question.
+    let bad = tokens(&o).iter().any(|x| {
+        matches!(
+            x.as_str(),
+            "you"
+                | "your"
+                | "yourself"
+                | "i"
+                | "me"
+                | "my"
+                | "it"
+                | "that"
+                | "this"
+                | "them"
+                | "those"
+                | "these"
+                | "him"
+                | "her"
+                | "there"
+        )
+    });
     (!o.is_empty() && !bad).then_some(o)
 }
 

@@ -388,18 +388,33 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
     let subject = lower
         .iter()
         .position(|w| FIRST_PERSON.contains(&w.as_str()));
+    // "I just don't find it very fun": the auxiliary and the verb after it are not nouns.
+    let helper = |k: usize| {
+        INTENSIFIERS.contains(&lower[k].as_str())
+            || ADVERBS.contains(&lower[k].as_str())
+            || AUXILIARIES.contains(&lower[k].as_str())
+    };
+    let mut verb = None;
     let rest: Vec<&str> = match subject {
         Some(i) => {
-            let verb = (i + 1..at).find(|&k| {
-                !INTENSIFIERS.contains(&lower[k].as_str()) && !ADVERBS.contains(&lower[k].as_str())
-            });
+            verb = (i + 1..at).find(|&k| !helper(k));
             (0..at)
-                .filter(|&k| k != i && Some(k) != verb)
+                .filter(|&k| k != i && Some(k) != verb && !AUXILIARIES.contains(&lower[k].as_str()))
                 .map(|k| words[k])
                 .collect()
         }
         None => words[..at].to_vec(),
     };
+    // "a fan of that game", "I love that song": "that" before a noun, after a preposition or
+    // the verb, is a determiner pointing at the turn before ("a dog that loves walks" is not).
+    let p = bare(words[at]);
+    let determiner = DEMONSTRATIVES.contains(&p.as_str())
+        && at + 1 < words.len()
+        && !TRAILING.contains(&bare(words[at + 1]).as_str())
+        && (Some(at - 1) == verb || (at > 0 && PREPOSITIONS.contains(&lower[at - 1].as_str())));
+    if determiner {
+        return None;
+    }
     let mut before_words = content_words(&rest.join(" "));
     before_words.retain(|w| {
         !FIRST_PERSON.contains(&w.as_str())
@@ -417,7 +432,6 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
     if !before_words.is_empty() && !ends {
         return Some(clause);
     }
-    let p = bare(words[at]);
     let referent = match p.as_str() {
         "him" | "her" | "his" | "their" => before.and_then(last_name),
         "there" | "hers" => None,
@@ -519,6 +533,29 @@ fn disclosure(clause: &str) -> Option<String> {
         .retain(|w| !INTENSIFIERS.contains(&w.as_str()) && !w.chars().any(|c| c.is_ascii_digit()));
     if content.is_empty() || content.iter().all(|w| PASSING.contains(&w.as_str())) {
         return None;
+    }
+    // "I have a few", "I'm still a beginner": the noun, or what the user is a fan of, was in
+    // the turn before.
+    if plain
+        .last()
+        .is_some_and(|w| ELIDED.contains(w) || NEEDS_COMPLEMENT.contains(w))
+    {
+        return None;
+    }
+    // "I like to do a lot of different things": nothing after the verb names anything.
+    if let Some(s) = plain.iter().position(|w| FIRST_PERSON.contains(w)) {
+        let after: Vec<&str> = plain[s + 1..]
+            .iter()
+            .copied()
+            .skip_while(|w| AUXILIARIES.contains(w))
+            .skip(1)
+            .collect();
+        let named = content_words(&after.join(" "))
+            .into_iter()
+            .any(|w| !VAGUE.contains(&w.as_str()));
+        if after.iter().any(|w| VAGUE.contains(w)) && !named {
+            return None;
+        }
     }
     // "I learned a lot": the verb alone says nothing that lasts.
     let verb = plain.iter().find(|w| !FIRST_PERSON.contains(*w));
@@ -632,6 +669,62 @@ const ADVERBS: &[&str] = &[
     "currently",
     "even",
     "already",
+];
+
+/// Auxiliaries and negations before a verb ("I don't find", "I've never had").
+const AUXILIARIES: &[&str] = &[
+    "do", "don't", "dont", "did", "didn't", "didnt", "does", "am", "was", "wasn't", "have",
+    "haven't", "had", "hadn't", "not", "can", "can't", "will", "won't", "to",
+];
+
+/// Determiners that point at something named elsewhere ("that game").
+const DEMONSTRATIVES: &[&str] = &["that", "this", "these", "those"];
+
+/// Prepositions before a determiner ("a fan of that game").
+const PREPOSITIONS: &[&str] = &[
+    "of", "about", "in", "on", "with", "for", "to", "at", "from", "into", "by",
+];
+
+/// Quantifiers that end a clause when their noun was said before ("I have a few").
+const ELIDED: &[&str] = &[
+    "few", "several", "some", "many", "both", "any", "none", "lots",
+];
+
+/// Nouns that say nothing without what they are of ("I'm a big fan", "I'm still a beginner").
+const NEEDS_COMPLEMENT: &[&str] = &[
+    "fan", "beginner", "member", "part", "expert", "novice", "amateur", "pro", "natural",
+    "regular", "newbie", "opposite", "same",
+];
+
+/// Words that name nothing in particular ("a lot of different things").
+const VAGUE: &[&str] = &[
+    "lot",
+    "lots",
+    "different",
+    "thing",
+    "things",
+    "stuff",
+    "sort",
+    "sorts",
+    "kind",
+    "kinds",
+    "type",
+    "types",
+    "everything",
+    "something",
+    "anything",
+    "various",
+    "variety",
+    "bunch",
+    "do",
+    "doing",
+    "try",
+    "trying",
+    "much",
+    "many",
+    "all",
+    "other",
+    "others",
 ];
 
 /// Pronouns that need something to point at.
@@ -981,14 +1074,53 @@ mod tests {
                 "Nice! What kind of films do you watch?",
                 "I watch a lot of different things, but my favorite is probably horror."
             )]),
-            [
-                "I watch a lot of different things",
-                "my favorite film is probably horror"
-            ]
+            // "a lot of different things" names nothing.
+            ["my favorite film is probably horror"]
         );
         assert!(of("My favorite is probably hiking.").is_empty());
         // A favorite that says what it is of needs nothing.
         assert_eq!(of("My favorite band is Blur"), ["My favorite band is Blur"]);
+    }
+
+    #[test]
+    fn a_fragment_that_needs_the_turn_before_is_dropped() {
+        for (question, reply) in [
+            // "find" is the verb, not a noun "it" could point at.
+            ("Why not?", "I just don't find it very fun."),
+            // "Did you like it?" names nothing for "it" to be.
+            ("Did you like it?", "Yeah, I loved it."),
+            // A quantifier whose noun was in the question.
+            ("Do you have any pets?", "I have a few"),
+            // A fan, a beginner: of what?
+            ("How is your French?", "I'm still a beginner"),
+            ("Do you like Starcraft?", "Oh yes, I'm a big fan"),
+            // "that game": a determiner pointing at the turn before.
+            (
+                "What are your favorite games?",
+                "I'm a big fan of that game",
+            ),
+            ("What's your favorite song by him?", "I love that song"),
+            // Nothing after the verb but words that name nothing.
+            (
+                "What do you do for fun?",
+                "I like to do a lot of different things",
+            ),
+            ("How is it going?", "I'm learning a lot"),
+        ] {
+            let got = of_chat(&[(question, reply)]);
+            assert!(got.is_empty(), "{question} / {reply}: {got:?}");
+        }
+        // Each with what it needs is kept.
+        for line in [
+            "I'm a big fan of jazz",
+            "I have a few dogs",
+            "I'm a beginner at chess",
+            "I don't like running much",
+            "I like to try new things",
+            "I have a dog that loves walks",
+        ] {
+            assert_eq!(of(line), [line], "{line}");
+        }
     }
 
     #[test]

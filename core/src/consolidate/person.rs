@@ -272,12 +272,30 @@ fn name_of(clause: &str) -> Option<String> {
 
 /// Whether the model's `rewrite` keeps the shape of the rule's `ruled` (both of `clause`): no
 /// passive the user did not write ("User is liked by camaraderie" for "I liked the
-/// camaraderie"), and "User's …" stays "User's …" ("User is New Kids on the Block" for "my
-/// favorite is New Kids on the Block").
+/// camaraderie"), "User's …" stays "User's …" ("User is New Kids on the Block" for "my
+/// favorite is New Kids on the Block"), no "is …ing" the rule has not, and no word of the first
+/// person left.
 pub fn same_shape(rewrite: &str, ruled: &str, clause: &str) -> bool {
     let has_by = |t: &str| t.split_whitespace().any(|w| w.eq_ignore_ascii_case("by"));
     let possessive = |t: &str| t.starts_with("User's");
-    (has_by(clause) || !has_by(rewrite)) && possessive(rewrite) == possessive(ruled)
+    // "User is loving …" for "I love …": a moment the user did not write.
+    let progressive = |t: &str| {
+        let w: Vec<String> = crate::words::tokens(t);
+        w.windows(2)
+            .filter(|p| matches!(p[0].as_str(), "is" | "i'm" | "am") && p[1].ends_with("ing"))
+            .count()
+    };
+    // "… friends of mine": a first-person word the rewrite forgot.
+    let first_person = crate::words::tokens(rewrite).iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "i" | "me" | "my" | "mine" | "myself" | "i'm" | "i've"
+        )
+    });
+    (has_by(clause) || !has_by(rewrite))
+        && possessive(rewrite) == possessive(ruled)
+        && progressive(rewrite) <= progressive(ruled)
+        && !first_person
 }
 
 /// Whether `fact` is the user's name as the rule writes it ("User's name is Priya"): a model
@@ -342,8 +360,30 @@ pub fn third_person(clause: &str) -> String {
     let mut out: Vec<String> = Vec::with_capacity(words.len() + 1);
     // The next verb (after any adverbs) belongs to "User".
     let mut verb_next = false;
+    // User's verb was conjugated in the present: a verb after "and" shares it ("lives … and
+    // works").
+    let mut present = false;
+    let mut and_verb = false;
     for w in &words {
         let lower = w.to_lowercase().replace('’', "'");
+        if and_verb {
+            if is_adverb(&lower) {
+                out.push((*w).to_string());
+                continue;
+            }
+            and_verb = false;
+            if COORDINATED_VERBS.contains(&lower.as_str()) {
+                out.push(conjugate(w));
+                continue;
+            }
+        }
+        if lower == "and" && present && !verb_next {
+            and_verb = true;
+        }
+        // "likes to read and write": an infinitive's verbs stay plain.
+        if lower == "to" {
+            present = false;
+        }
         let about_user = out.iter().any(|o| o.starts_with("User"));
         // "… and I walk him" → "… and walks him" once the clause is about "User".
         let after_and = about_user && out.last().is_some_and(|p| p == "and");
@@ -380,7 +420,9 @@ pub fn third_person(clause: &str) -> String {
                 if plural_subject {
                     (*w).to_string()
                 } else {
-                    conjugate(w)
+                    let c = conjugate(w);
+                    present = c != *w;
+                    c
                 }
             }
             _ => (*w).to_string(),
@@ -394,6 +436,52 @@ pub fn third_person(clause: &str) -> String {
         None => s,
     }
 }
+
+/// Verbs in their plain form that, after "and", share User as subject ("I live in Leeds and
+/// work in York"); any other word after "and" is left as it is ("I like cats and dogs").
+const COORDINATED_VERBS: &[&str] = &[
+    "love",
+    "like",
+    "enjoy",
+    "hate",
+    "play",
+    "work",
+    "live",
+    "listen",
+    "watch",
+    "read",
+    "write",
+    "teach",
+    "study",
+    "own",
+    "drive",
+    "ride",
+    "run",
+    "cook",
+    "bake",
+    "make",
+    "spend",
+    "take",
+    "go",
+    "have",
+    "do",
+    "want",
+    "collect",
+    "volunteer",
+    "sing",
+    "dance",
+    "paint",
+    "draw",
+    "travel",
+    "use",
+    "prefer",
+    "help",
+    "care",
+    "raise",
+    "grow",
+    "build",
+    "try",
+];
 
 /// An adverb between "I" and its verb: one of [`ADVERBS`], or a word in "-ly" that is not a verb
 /// ("I especially like", not "I apply").
@@ -524,6 +612,20 @@ mod tests {
                 "User once worked on a lighthouse",
             ),
             ("I apply to jobs", "User applies to jobs"),
+            // The verb after "and" has "User" for its subject too.
+            (
+                "I live in the country and only listen to country music",
+                "User lives in the country and only listens to country music",
+            ),
+            ("I like cats and dogs", "User likes cats and dogs"),
+            (
+                "I like to read and write poems",
+                "User likes to read and write poems",
+            ),
+            (
+                "I live in Leeds and work in York",
+                "User lives in Leeds and works in York",
+            ),
         ] {
             assert_eq!(third_person(clause), fact, "{clause}");
         }
@@ -555,6 +657,22 @@ mod tests {
             "User is New Kids on the Block",
             "User's favorite is New Kids on the Block",
             "my favorite is New Kids on the Block"
+        ));
+        // Words of the first person left in, or a moment for a habit.
+        assert!(!same_shape(
+            "User is in a band with some friends of mine",
+            "User is in a band with some friends of theirs",
+            "I'm in a band with some friends of mine"
+        ));
+        assert!(!same_shape(
+            "User is loving the feeling of being free",
+            "User loves the feeling of being free",
+            "I love the feeling of being free"
+        ));
+        assert!(same_shape(
+            "User is learning French",
+            "User is learning French",
+            "I'm learning French"
         ));
         // Half the disclosure dropped.
         assert!(!faithful("User adopted a dog", clause));
