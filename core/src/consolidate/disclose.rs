@@ -398,8 +398,15 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
     let rest: Vec<&str> = match subject {
         Some(i) => {
             verb = (i + 1..at).find(|&k| !helper(k));
+            // "I like to take him for walks": the verb of an infinitive is not a noun either.
+            let infinitive = (at >= 2 && lower[at - 2] == "to").then_some(at - 1);
             (0..at)
-                .filter(|&k| k != i && Some(k) != verb && !AUXILIARIES.contains(&lower[k].as_str()))
+                .filter(|&k| {
+                    k != i
+                        && Some(k) != verb
+                        && Some(k) != infinitive
+                        && !AUXILIARIES.contains(&lower[k].as_str())
+                })
                 .map(|k| words[k])
                 .collect()
         }
@@ -536,10 +543,15 @@ fn disclosure(clause: &str) -> Option<String> {
     }
     // "I have a few", "I'm still a beginner": the noun, or what the user is a fan of, was in
     // the turn before.
-    if plain
-        .last()
-        .is_some_and(|w| ELIDED.contains(w) || NEEDS_COMPLEMENT.contains(w))
-    {
+    // "A big video game fan" says what of.
+    let n = plain.len();
+    let bare_noun = n >= 2
+        && NEEDS_COMPLEMENT.contains(&plain[n - 1])
+        && matches!(
+            plain[n - 2],
+            "a" | "an" | "the" | "i'm" | "im" | "am" | "was"
+        );
+    if bare_noun || plain.last().is_some_and(|w| ELIDED.contains(w)) {
         return None;
     }
     // "I like to do a lot of different things": nothing after the verb names anything.
@@ -1089,6 +1101,8 @@ mod tests {
             ("Why not?", "I just don't find it very fun."),
             // "Did you like it?" names nothing for "it" to be.
             ("Did you like it?", "Yeah, I loved it."),
+            // "take" is a verb: whom does the user walk?
+            ("Do you have any pets?", "I like to take him for walks"),
             // A quantifier whose noun was in the question.
             ("Do you have any pets?", "I have a few"),
             // A fan, a beginner: of what?
@@ -1113,6 +1127,7 @@ mod tests {
         // Each with what it needs is kept.
         for line in [
             "I'm a big fan of jazz",
+            "I'm a big video game fan",
             "I have a few dogs",
             "I'm a beginner at chess",
             "I don't like running much",
