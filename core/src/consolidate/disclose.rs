@@ -418,7 +418,8 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
     let determiner = DEMONSTRATIVES.contains(&p.as_str())
         && at + 1 < words.len()
         && !TRAILING.contains(&bare(words[at + 1]).as_str())
-        && (Some(at - 1) == verb || (at > 0 && PREPOSITIONS.contains(&lower[at - 1].as_str())));
+        && at > 0
+        && (Some(at - 1) == verb || PREPOSITIONS.contains(&lower[at - 1].as_str()));
     if determiner {
         return None;
     }
@@ -542,8 +543,7 @@ fn disclosure(clause: &str) -> Option<String> {
         return None;
     }
     // "I have a few", "I'm still a beginner": the noun, or what the user is a fan of, was in
-    // the turn before.
-    // "A big video game fan" says what of.
+    // the turn before ("a big video game fan" says what of).
     let n = plain.len();
     let bare_noun = n >= 2
         && NEEDS_COMPLEMENT.contains(&plain[n - 1])
@@ -1114,6 +1114,7 @@ mod tests {
                 "I'm a big fan of that game",
             ),
             ("What's your favorite song by him?", "I love that song"),
+            ("Which game?", "That game is my favorite"),
             // Nothing after the verb but words that name nothing.
             (
                 "What do you do for fun?",
