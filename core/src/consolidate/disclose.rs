@@ -16,7 +16,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::answer;
+use super::{answer, elsewhere};
 use crate::consolidate::plan::is_meta;
 use crate::consolidate::prompt::strip_recalled;
 use crate::session::Line;
@@ -207,6 +207,7 @@ const NOT_FACTUAL: &[&str] = &[
     "thank you",
     "today",
     "tonight",
+    "my best",
 ];
 
 /// Times that make "I'm going to …" a plan.
@@ -244,14 +245,14 @@ const FILLER: &[&str] = &[
     "though", "lol", "haha",
 ];
 
-/// Clause-splitting words: a clause starts again after them.
-const SPLIT_WORDS: &[&str] = &[
-    " since ",
-    " because ",
-    " but ",
-    " though ",
-    " although ",
-    " so ",
+/// Clause-splitting words: a clause starts again after them ("so" and "since" only before a
+/// subject of their own, see [`marked_splits`]).
+const SPLIT_WORDS: &[&str] = &["since", "because", "but", "though", "although", "so"];
+
+/// Subjects that open a clause after "so" or "since" ("so I", "since it").
+const SUBJECTS: &[&str] = &[
+    "i", "i'm", "im", "i've", "ive", "i'd", "i'll", "my", "we", "we're", "it", "it's", "its",
+    "that", "that's", "he", "she", "they", "they're", "there", "this", "you",
 ];
 
 /// The user's self-disclosures in `said` (only what the user typed counts; the assistant's
@@ -370,7 +371,10 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
     let kind;
     if let Some(f) = words.windows(2).position(|w| {
         matches!(bare(w[0]).as_str(), "favorite" | "favourite")
-            && matches!(bare(w[1]).as_str(), "is" | "was" | "would" | "has")
+            && matches!(
+                bare(w[1]).as_str(),
+                "is" | "are" | "was" | "were" | "would" | "has"
+            )
     }) {
         kind = question.and_then(answer::kind_asked)?;
         words.insert(f + 1, &kind);
@@ -487,6 +491,10 @@ fn disclosure(clause: &str) -> Option<String> {
     while end > 0 && FILLER.contains(&bare(words[end - 1]).as_str()) {
         end -= 1;
     }
+    // "I love hiking so much": the degree is not part of the fact.
+    if end > 2 && bare(words[end - 1]) == "much" && bare(words[end - 2]) == "so" {
+        end -= 2;
+    }
     let words = &words[..end];
     let lower: Vec<String> = words.iter().map(|w| bare(w)).collect();
     // "I'm coeliac" is a whole fact; "my manager" is not.
@@ -533,6 +541,9 @@ fn disclosure(clause: &str) -> Option<String> {
             .any(|p| joined.contains(&format!(" {p} ")))
         || QUESTION_WORDS.contains(&lower[0].as_str())
     {
+        return None;
+    }
+    if elsewhere::leans_elsewhere(&lower) {
         return None;
     }
     // "I'm fine", "I did it", "I'm just a little tired": nothing about the user that lasts.
@@ -752,6 +763,7 @@ const NOT_REFERENTS: &[&str] = &[
 /// Pronoun subjects (with their verb) that open a clause about something else than the user.
 const POINTING_SUBJECT: &[&str] = &[
     "it's", "its", "they", "they're", "theyre", "they've", "that's", "thats", "these", "those",
+    "she", "she's", "shes", "he", "he's", "hes",
 ];
 
 /// Words that may follow a clause's last object ("I love it so much", "I'd do that again").
@@ -829,10 +841,7 @@ fn clauses(text: &str) -> Vec<String> {
         } else {
             s
         };
-        let mut s = format!(" {s} ");
-        for w in SPLIT_WORDS {
-            s = s.replace(w, " | ");
-        }
+        let s = marked_splits(&s);
         for part in s.split(['|', '(', ')', ';', ':', '—', '–']) {
             for piece in part.split(" - ") {
                 for c in joined_lists(piece) {
@@ -844,6 +853,31 @@ fn clauses(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// `s` with "|" where a clause starts again: at the words of [`SPLIT_WORDS`], but not at "so"
+/// before an adjective ("I'm always so stressed out") nor at "since" before anything but a
+/// subject ("since 2010") or before the user's own past, which dates the clause before ("since
+/// I was a kid").
+fn marked_splits(s: &str) -> String {
+    let words: Vec<&str> = s.split_whitespace().collect();
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    for (i, w) in words.iter().enumerate() {
+        let next = words.get(i + 1).map(|n| bare(n));
+        let subject = next.as_deref().is_some_and(|n| SUBJECTS.contains(&n));
+        let past = next.as_deref() == Some("i")
+            && words
+                .get(i + 2)
+                .is_some_and(|n| matches!(bare(n).as_str(), "was" | "were"));
+        let splits = SPLIT_WORDS.contains(w)
+            && match *w {
+                "so" => subject,
+                "since" => subject && !past,
+                _ => true,
+            };
+        out.push(if splits { "|" } else { w });
+    }
+    out.join(" ")
 }
 
 /// The comma-separated pieces of `text`, a list kept whole: "I like chess, baths, and my dogs"
@@ -1121,6 +1155,29 @@ mod tests {
                 "I like to do a lot of different things",
             ),
             ("How is it going?", "I'm learning a lot"),
+            // What the user loves is an aspect of the thing in the turn before.
+            ("Do you like Fast and Furious?", "I love the car chases"),
+            ("What about the band?", "I love the lyrics"),
+            // Which two? Than whom? More than which? Mine of what?
+            (
+                "Do you play the violin or the guitar?",
+                "I've been playing both instruments since I was a kid",
+            ),
+            ("Who cooks at home?", "I'm a much better cook"),
+            ("Any hiking plans?", "I'm hoping to go to some more trails"),
+            (
+                "How do you make it?",
+                "I like to add some walnuts or pecans to mine",
+            ),
+            ("Have you tried knitting?", "I've never had the time"),
+            // An anecdote, a pronoun subject, small talk, a favorite of nothing named.
+            (
+                "Any crazy stories?",
+                "One time I was doing a stunt for a movie",
+            ),
+            ("Who wrote it?", "She's my favorite mystery writer"),
+            ("How is school?", "I try my best"),
+            ("Nice garden!", "Thanks, my favorite are roses"),
         ] {
             let got = of_chat(&[(question, reply)]);
             assert!(got.is_empty(), "{question} / {reply}: {got:?}");
@@ -1134,6 +1191,10 @@ mod tests {
             "I don't like running much",
             "I like to try new things",
             "I have a dog that loves walks",
+            "I love the beach",
+            "I've been playing piano since I was a kid",
+            "I'm always so stressed out and worried about the future",
+            "I like to dance, listen to music, and read books",
         ] {
             assert_eq!(of(line), [line], "{line}");
         }

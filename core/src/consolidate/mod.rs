@@ -7,6 +7,7 @@ pub mod answer;
 mod apply;
 pub mod dates;
 pub mod disclose;
+mod elsewhere;
 pub mod episodic;
 pub mod grammar;
 pub mod guard;

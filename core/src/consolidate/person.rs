@@ -292,7 +292,16 @@ pub fn same_shape(rewrite: &str, ruled: &str, clause: &str) -> bool {
             "i" | "me" | "my" | "mine" | "myself" | "i'm" | "i've"
         )
     });
+    // "listen to music, read books" for "dance, listen to music, and read books": a list
+    // whose coordinator went lost an item with it.
+    let coordinators = |t: &str| {
+        crate::words::tokens(t)
+            .iter()
+            .filter(|w| matches!(w.as_str(), "and" | "or"))
+            .count()
+    };
     (has_by(clause) || !has_by(rewrite))
+        && coordinators(rewrite) >= coordinators(ruled)
         && possessive(rewrite) == possessive(ruled)
         && progressive(rewrite) <= progressive(ruled)
         && !first_person
@@ -417,8 +426,15 @@ pub fn third_person(clause: &str) -> String {
                 }
                 verb_next = false;
                 let plural_subject = out.len() >= 3 && out[out.len() - 2] == "and";
+                // "I mostly read thrillers": after a habit, "read" is the present.
+                let habit = out
+                    .last()
+                    .is_some_and(|p| HABITS.contains(&p.to_lowercase().as_str()));
                 if plural_subject {
                     (*w).to_string()
+                } else if habit && SAME_IN_THE_PAST.contains(&lower.as_str()) {
+                    present = true;
+                    format!("{w}s")
                 } else {
                     let c = conjugate(w);
                     present = c != *w;
@@ -436,6 +452,21 @@ pub fn third_person(clause: &str) -> String {
         None => s,
     }
 }
+
+/// Adverbs of habit: the verb after them is in the present ("I usually read").
+const HABITS: &[&str] = &[
+    "mostly",
+    "usually",
+    "often",
+    "always",
+    "sometimes",
+    "generally",
+    "normally",
+    "rarely",
+];
+
+/// Verbs spelled the same in the present and the past ("I read").
+const SAME_IN_THE_PAST: &[&str] = &["read", "set", "put", "cut", "hit", "let", "quit"];
 
 /// Verbs in their plain form that, after "and", share User as subject ("I live in Leeds and
 /// work in York"); any other word after "and" is left as it is ("I like cats and dogs").
@@ -562,6 +593,11 @@ mod tests {
             ),
             ("I'm coeliac", "User is coeliac"),
             (
+                "I mostly read thrillers and mysteries",
+                "User mostly reads thrillers and mysteries",
+            ),
+            ("I read a lot last year", "User read a lot last year"),
+            (
                 "my partner Ewan is Scottish",
                 "User's partner Ewan is Scottish",
             ),
@@ -673,6 +709,12 @@ mod tests {
             "User is learning French",
             "User is learning French",
             "I'm learning French"
+        ));
+        // A list item dropped with its "and".
+        assert!(!same_shape(
+            "User likes to listen to music, read books",
+            "User likes to dance, listen to music, and read books",
+            "I like to dance, listen to music, and read books"
         ));
         // Half the disclosure dropped.
         assert!(!faithful("User adopted a dog", clause));

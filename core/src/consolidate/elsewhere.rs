@@ -1,0 +1,192 @@
+//! Clauses that lean on another turn: first-person clauses whose subject is the user but whose
+//! meaning was said elsewhere ("I love the lyrics" — of what?, "I've been playing both
+//! instruments" — which?, "I'm a much better cook" — than whom?). A reader of the store alone
+//! cannot tell what they are about, so `disclose` drops them.
+
+/// Verbs of liking whose object may be an aspect of something named before.
+const LIKING: &[&str] = &[
+    "love",
+    "loved",
+    "like",
+    "liked",
+    "enjoy",
+    "enjoyed",
+    "miss",
+    "missed",
+    "hate",
+    "hated",
+    "adore",
+    "appreciate",
+    "dig",
+];
+
+/// Nouns that name an aspect of a thing, not the thing ("the story", "the food"): after "the",
+/// with nothing after them, the thing is in another turn.
+const ASPECTS: &[&str] = &[
+    "story",
+    "stories",
+    "plot",
+    "characters",
+    "character",
+    "lyrics",
+    "chases",
+    "action",
+    "camaraderie",
+    "culture",
+    "food",
+    "people",
+    "atmosphere",
+    "vibe",
+    "vibes",
+    "energy",
+    "peace",
+    "quiet",
+    "graphics",
+    "gameplay",
+    "soundtrack",
+    "music",
+    "ending",
+    "writing",
+    "acting",
+    "setting",
+    "challenge",
+    "competition",
+    "community",
+    "sound",
+    "taste",
+    "flavor",
+    "flavour",
+    "flavors",
+    "smell",
+    "texture",
+    "architecture",
+    "beat",
+    "melody",
+    "rhythm",
+    "colors",
+    "design",
+    "scenes",
+    "idea",
+    "concept",
+    "style",
+    "humor",
+    "humour",
+    "dialogue",
+    "visuals",
+    "effects",
+];
+
+/// Possessive pronouns standing for a noun said before ("… to mine"); "a friend of mine" names
+/// its noun.
+const STANDING_FOR: &[&str] = &["mine", "yours", "theirs", "ours", "hers"];
+
+/// Comparatives that need a "than" ("a much better cook").
+const COMPARATIVES: &[&str] = &["better", "worse"];
+
+/// Nouns ending a clause whose infinitive was dropped ("I've never had the time").
+const ELIDED_INFINITIVE: &[&str] = &[
+    "time",
+    "chance",
+    "opportunity",
+    "money",
+    "energy",
+    "patience",
+];
+
+/// Childhood, stated alone ("I was a kid"): the rest of the sentence had the fact.
+const CHILDHOOD: &[&str] = &["kid", "child", "teenager", "teen", "baby", "boy", "girl"];
+
+/// Whether `lower` (a clause's words, lower-cased and bare) leans on another turn.
+pub fn leans_elsewhere(lower: &[String]) -> bool {
+    let w: Vec<&str> = lower.iter().map(String::as_str).collect();
+    let has = |x: &str| w.contains(&x);
+    // "One time I was doing a stunt": an anecdote, a moment and not a fact.
+    let anecdote = w.starts_with(&["one", "time"]);
+    // "both instruments" with no "and" to say which two.
+    let both = w
+        .iter()
+        .position(|x| *x == "both")
+        .is_some_and(|i| i + 1 < w.len() && !w[i + 1..].contains(&"and"));
+    let standing = w
+        .iter()
+        .enumerate()
+        .any(|(i, x)| STANDING_FOR.contains(x) && (i == 0 || w[i - 1] != "of"));
+    let comparative = w.iter().any(|x| COMPARATIVES.contains(x)) && !has("than");
+    // "some more trails": more than the ones said before.
+    let more = w
+        .windows(2)
+        .any(|p| matches!(p[0], "some" | "any" | "few" | "couple") && p[1] == "more");
+    let elided =
+        w.len() >= 2 && w[w.len() - 2] == "the" && ELIDED_INFINITIVE.contains(&w[w.len() - 1]);
+    let childhood = w.len() <= 4
+        && matches!(w.first(), Some(&"i"))
+        && w.get(1) == Some(&"was")
+        && w.last().is_some_and(|x| CHILDHOOD.contains(x));
+    anecdote || both || standing || comparative || more || elided || childhood || aspect(&w)
+}
+
+/// "I love the story and the characters": a liking verb whose objects, after "the", are all
+/// aspects of something, and nothing after them says of what.
+fn aspect(w: &[&str]) -> bool {
+    let Some(v) = w.iter().position(|x| LIKING.contains(x)) else {
+        return false;
+    };
+    if w.get(v + 1) != Some(&"the") {
+        return false;
+    }
+    let object = &w[v + 1..];
+    let heads: Vec<&str> = object
+        .split(|x| *x == "and" || *x == "or")
+        .filter_map(|part| part.last().copied())
+        .collect();
+    !heads.is_empty() && heads.iter().all(|h| ASPECTS.contains(h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leans(clause: &str) -> bool {
+        let lower: Vec<String> = clause.split_whitespace().map(crate::words::bare).collect();
+        leans_elsewhere(&lower)
+    }
+
+    #[test]
+    fn a_clause_about_something_said_elsewhere_leans_on_it() {
+        for clause in [
+            "I love the lyrics",
+            "I love the story and the characters",
+            "I love the peace and quiet",
+            "I liked the camaraderie",
+            "I love the car chases",
+            "I've been playing both instruments since I was a kid",
+            "I like to add some walnuts or pecans to mine",
+            "I'm a much better cook",
+            "I'm hoping to go to some more trails this year",
+            "One time I was doing a stunt for a movie",
+            "I've never had the time",
+            "I was a kid",
+        ] {
+            assert!(leans(clause), "{clause}");
+        }
+    }
+
+    #[test]
+    fn a_clause_that_names_what_it_is_about_stands_alone() {
+        for clause in [
+            "I love the beach",
+            "I love the color blue",
+            "I miss the mountains",
+            "I love the Harry Potter series",
+            "I love the music of the Beatles",
+            "I have both a cat and a dog",
+            "I'm in a band with some friends of mine",
+            "I like cats better than dogs",
+            "I want to learn more about history",
+            "I spend all my time with my kids",
+            "I was a nurse for ten years",
+        ] {
+            assert!(!leans(clause), "{clause}");
+        }
+    }
+}
