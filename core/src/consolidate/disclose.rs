@@ -56,6 +56,9 @@ const FIRST_PERSON: &[&str] = &[
     "i", "i'm", "im", "i've", "ive", "i'd", "my", "mine", "myself", "we", "we're", "our",
 ];
 
+/// First-person words that can be a clause's subject.
+const SUBJECT_PRONOUNS: &[&str] = &["i", "i'm", "im", "i've", "ive", "i'd", "we", "we're"];
+
 /// Clause openings (after filler words) that are not disclosures: hedges, wishes, requests,
 /// reactions and what the user is doing at this moment in the chat.
 const NOT_A_DISCLOSURE: &[&str] = &[
@@ -76,6 +79,7 @@ const NOT_A_DISCLOSURE: &[&str] = &[
     "i want that",
     "i'd",
     "i'm off",
+    "i'm done",
     "i'm meeting",
     "i'm heading",
     "i'm about to",
@@ -207,7 +211,15 @@ const NOT_FACTUAL: &[&str] = &[
     "thank you",
     "today",
     "tonight",
+    "this morning",
+    "this afternoon",
+    "this evening",
     "my best",
+    "imagined",
+    "we can",
+    "we could",
+    "we should",
+    "let's",
 ];
 
 /// Times that make "I'm going to …" a plan.
@@ -376,7 +388,14 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
                 "is" | "are" | "was" | "were" | "would" | "has"
             )
     }) {
-        kind = question.and_then(answer::kind_asked)?;
+        let one = question.and_then(answer::kind_asked)?;
+        // "my favorite are roses" after "What kind of flowers …": the kind agrees with "are".
+        let many = matches!(bare(words[f + 1]).as_str(), "are" | "were");
+        kind = if many && !one.ends_with('s') {
+            format!("{one}s")
+        } else {
+            one
+        };
         words.insert(f + 1, &kind);
     }
     let clause = words.join(" ");
@@ -427,15 +446,26 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
     if determiner {
         return None;
     }
-    let mut before_words = content_words(&rest.join(" "));
-    before_words.retain(|w| {
-        !FIRST_PERSON.contains(&w.as_str())
-            && !INTENSIFIERS.contains(&w.as_str())
-            && !ADVERBS.contains(&w.as_str())
-            && !NOT_REFERENTS.contains(&w.as_str())
-            // A gerund is a verb, not what "them" points at ("looking forward to hearing them").
-            && (!w.ends_with("ing") || w.chars().count() <= 5)
-    });
+    // "pictures of it", "time for them": the noun a preposition hangs on is not what the
+    // pronoun after it points at.
+    let head = (at >= 2 && PREPOSITIONS.contains(&lower[at - 1].as_str())).then(|| words[at - 2]);
+    // Listed words are matched before stemming ("always", not "alway").
+    let rest: Vec<&str> = rest
+        .into_iter()
+        .filter(|w| {
+            let b = bare(w);
+            Some(*w) != head
+                && !FIRST_PERSON.contains(&b.as_str())
+                && !INTENSIFIERS.contains(&b.as_str())
+                && !ADVERBS.contains(&b.as_str())
+                && !NOT_REFERENTS.contains(&b.as_str())
+                && !VAGUE.contains(&b.as_str())
+                // A gerund is a verb, not what "them" points at ("looking forward to hearing
+                // them").
+                && (!b.ends_with("ing") || b.chars().count() <= 5)
+        })
+        .collect();
+    let before_words = content_words(&rest.join(" "));
     // "… to be able to do that (too)": a pronoun that ends the clause is its object, whatever
     // came before.
     let ends = words[at + 1..]
@@ -506,7 +536,11 @@ fn disclosure(clause: &str) -> Option<String> {
     if words.len() < min || words.len() > MAX_WORDS {
         return None;
     }
-    if !lower.iter().any(|w| FIRST_PERSON.contains(&w.as_str()))
+    // "checking my email", "intimate ceremony with our family": a first-person word but no
+    // subject, a fragment of a sentence whose verb is elsewhere.
+    let subject = lower.iter().any(|w| SUBJECT_PRONOUNS.contains(&w.as_str()))
+        || matches!(lower[0].as_str(), "my" | "our" | "mine");
+    if !subject
         || lower.iter().any(|w| SECOND_PERSON.contains(&w.as_str()))
         || clause.contains(['[', ']', '{', '}', '<', '>'])
     {
@@ -647,6 +681,9 @@ const PASSING: &[&str] = &[
     "nice",
     "cool",
     "true",
+    "nervous",
+    "scared",
+    "serious",
 ];
 
 /// Degree words a state of the moment may carry ("just a little tired", "100% agree").
@@ -710,7 +747,7 @@ const PREPOSITIONS: &[&str] = &[
 
 /// Quantifiers that end a clause when their noun was said before ("I have a few").
 const ELIDED: &[&str] = &[
-    "few", "several", "some", "many", "both", "any", "none", "lots",
+    "few", "several", "some", "many", "both", "any", "none", "lots", "one", "ones",
 ];
 
 /// Nouns that say nothing without what they are of ("I'm a big fan", "I'm still a beginner").
@@ -770,7 +807,7 @@ const POINTING_SUBJECT: &[&str] = &[
 const TRAILING: &[&str] = &[
     "too", "again", "sometime", "more", "lot", "so", "much", "as", "well", "anyway", "now",
     "someday", "once", "a", "bit", "all", "the", "time", "every", "day", "out", "up", "though",
-    "also", "already", "yet", "lol", "haha",
+    "also", "already", "yet", "lol", "haha", "anymore",
 ];
 
 /// Second-person words: a clause that holds one is addressed to the assistant.
@@ -823,7 +860,12 @@ fn clauses(text: &str) -> Vec<String> {
         let at_end = chars
             .get(i + 1)
             .is_none_or(|n| n.is_whitespace() || matches!(n, '.' | '!' | '?'));
-        if matches!(c, '.' | '!' | '?') && at_end {
+        // "Kendrick Lamar and J. Cole": a full stop after an initial does not end the sentence.
+        let initial = c == '.'
+            && i >= 1
+            && chars[i - 1].is_uppercase()
+            && (i < 2 || !chars[i - 2].is_alphanumeric());
+        if matches!(c, '.' | '!' | '?') && at_end && !initial {
             sentences.push((std::mem::take(&mut cur), c == '?'));
         } else {
             cur.push(c);
@@ -1124,6 +1166,10 @@ mod tests {
             ["my favorite film is probably horror"]
         );
         assert!(of("My favorite is probably hiking.").is_empty());
+        assert_eq!(
+            of_chat(&[("What kind of flowers do you grow?", "My favorite are roses")]),
+            ["My favorite flowers are roses"]
+        );
         // A favorite that says what it is of needs nothing.
         assert_eq!(of("My favorite band is Blur"), ["My favorite band is Blur"]);
     }
@@ -1178,6 +1224,23 @@ mod tests {
             ("Who wrote it?", "She's my favorite mystery writer"),
             ("How is school?", "I try my best"),
             ("Nice garden!", "Thanks, my favorite are roses"),
+            // The noun before "of" is not what "it" is; "always" is not a noun either.
+            (
+                "My favorite is probably Red Rock Canyon.",
+                "It looks amazing! I've seen pictures of it online.",
+            ),
+            (
+                "I've seen them live a few times.",
+                "I've always wanted to see them live.",
+            ),
+            (
+                "How are the kids?",
+                "I don't have as much time for them anymore",
+            ),
+            // No subject: the verb of the sentence is elsewhere.
+            ("What are you up to?", "Just checking my email"),
+            // A proposal to the assistant, not a fact.
+            ("Want to meet?", "We can take a walk together"),
         ] {
             let got = of_chat(&[(question, reply)]);
             assert!(got.is_empty(), "{question} / {reply}: {got:?}");
@@ -1195,6 +1258,7 @@ mod tests {
             "I've been playing piano since I was a kid",
             "I'm always so stressed out and worried about the future",
             "I like to dance, listen to music, and read books",
+            "I love Kendrick Lamar and J. Cole",
         ] {
             assert_eq!(of(line), [line], "{line}");
         }

@@ -23,6 +23,15 @@ const LIKING: &[&str] = &[
 /// Nouns that name an aspect of a thing, not the thing ("the story", "the food"): after "the",
 /// with nothing after them, the thing is in another turn.
 const ASPECTS: &[&str] = &[
+    "beats",
+    "melodies",
+    "sounds",
+    "tastes",
+    "flavours",
+    "smells",
+    "songs",
+    "vocals",
+    "scene",
     "story",
     "stories",
     "plot",
@@ -80,8 +89,24 @@ const ASPECTS: &[&str] = &[
 /// its noun.
 const STANDING_FOR: &[&str] = &["mine", "yours", "theirs", "ours", "hers"];
 
-/// Comparatives that need a "than" ("a much better cook").
-const COMPARATIVES: &[&str] = &["better", "worse"];
+/// Comparisons with the word that says with what ("a much better cook" — than whom?,
+/// "similar taste in music" — to whose?, "more into nonfiction" — than what?).
+const COMPARISONS: &[(&str, &str)] = &[
+    ("better", "than"),
+    ("worse", "than"),
+    ("similar", "to"),
+    ("more into", "than"),
+];
+
+/// Words a clause cannot end on: the object or complement was cut off ("my favorite song is",
+/// once its quoted title is gone; "I do sometimes").
+const DANGLING: &[&str] = &[
+    "is", "are", "was", "were", "am", "be", "the", "a", "an", "my", "of", "to", "with", "for",
+    "and", "or", "by", "from", "about", "do", "does", "did", "can", "will", "have", "has",
+];
+
+/// Adverbs that may follow a cut-off clause's last word ("I do sometimes").
+const AFTERWORDS: &[&str] = &["sometimes", "too", "often", "always", "though", "anyway"];
 
 /// Nouns ending a clause whose infinitive was dropped ("I've never had the time").
 const ELIDED_INFINITIVE: &[&str] = &[
@@ -95,6 +120,11 @@ const ELIDED_INFINITIVE: &[&str] = &[
 
 /// Childhood, stated alone ("I was a kid"): the rest of the sentence had the fact.
 const CHILDHOOD: &[&str] = &["kid", "child", "teenager", "teen", "baby", "boy", "girl"];
+
+/// Counts that stand for a noun said before ("two of my own").
+const NUMBERS: &[&str] = &[
+    "one", "two", "three", "four", "five", "six", "several", "few", "some", "many", "couple",
+];
 
 /// Whether `lower` (a clause's words, lower-cased and bare) leans on another turn.
 pub fn leans_elsewhere(lower: &[String]) -> bool {
@@ -111,7 +141,30 @@ pub fn leans_elsewhere(lower: &[String]) -> bool {
         .iter()
         .enumerate()
         .any(|(i, x)| STANDING_FOR.contains(x) && (i == 0 || w[i - 1] != "of"));
-    let comparative = w.iter().any(|x| COMPARATIVES.contains(x)) && !has("than");
+    let joined = format!(" {} ", w.join(" "));
+    let comparative = COMPARISONS
+        .iter()
+        .any(|(c, with)| joined.contains(&format!(" {c} ")) && !has(with));
+    let mut end = w.len();
+    while end > 1 && AFTERWORDS.contains(&w[end - 1]) {
+        end -= 1;
+    }
+    let dangling = end > 0 && DANGLING.contains(&w[end - 1]);
+    // "I've never met a bee farmer (before)": a reply to what the assistant said it is.
+    let never_met = w.windows(3).any(|t| {
+        t[0] == "never"
+            && t[1] == "met"
+            && matches!(t[2], "a" | "an" | "anyone" | "anybody" | "someone")
+    });
+    // "I'm too scared": too much for what, said elsewhere.
+    let too = w.len() >= 3
+        && w[w.len() - 2] == "too"
+        && matches!(w[w.len() - 3], "i'm" | "im" | "am" | "was" | "be");
+    // "I have two of my own": of my own what?
+    let own = w.ends_with(&["of", "my", "own"])
+        && w.len() >= 4
+        && (w[w.len() - 4].chars().all(|c| c.is_ascii_digit())
+            || NUMBERS.contains(&w[w.len() - 4]));
     // "some more trails": more than the ones said before.
     let more = w
         .windows(2)
@@ -122,7 +175,18 @@ pub fn leans_elsewhere(lower: &[String]) -> bool {
         && matches!(w.first(), Some(&"i"))
         && w.get(1) == Some(&"was")
         && w.last().is_some_and(|x| CHILDHOOD.contains(x));
-    anecdote || both || standing || comparative || more || elided || childhood || aspect(&w)
+    anecdote
+        || both
+        || standing
+        || comparative
+        || more
+        || elided
+        || childhood
+        || dangling
+        || never_met
+        || too
+        || own
+        || aspect(&w)
 }
 
 /// "I love the story and the characters": a liking verb whose objects, after "the", are all
@@ -166,6 +230,15 @@ mod tests {
             "One time I was doing a stunt for a movie",
             "I've never had the time",
             "I was a kid",
+            "my favorite song is",
+            "I do sometimes",
+            "I've never met a bee farmer before",
+            "I've never met anyone who lives in the cloud",
+            "I'm too scared",
+            "I have two of my own",
+            "I have similar taste in music",
+            "I'm more into nonfiction",
+            "I like the beats and lyrics",
         ] {
             assert!(leans(clause), "{clause}");
         }
@@ -185,6 +258,13 @@ mod tests {
             "I want to learn more about history",
             "I spend all my time with my kids",
             "I was a nurse for ten years",
+            "my favorite song is Yellow",
+            "I do yoga sometimes",
+            "I've never met my father",
+            "I'm too old to learn to skate",
+            "I have a house of my own",
+            "I have similar taste to my sister",
+            "I'm more into nonfiction than fiction",
         ] {
             assert!(!leans(clause), "{clause}");
         }

@@ -300,8 +300,16 @@ pub fn same_shape(rewrite: &str, ruled: &str, clause: &str) -> bool {
             .filter(|w| matches!(w.as_str(), "and" | "or"))
             .count()
     };
+    // "User self-employed" for "User is self-employed": the verb went.
+    let copulas = |t: &str| {
+        crate::words::tokens(t)
+            .iter()
+            .filter(|w| matches!(w.as_str(), "is" | "are" | "was" | "were"))
+            .count()
+    };
     (has_by(clause) || !has_by(rewrite))
         && coordinators(rewrite) >= coordinators(ruled)
+        && (copulas(ruled) == 0 || copulas(rewrite) > 0)
         && possessive(rewrite) == possessive(ruled)
         && progressive(rewrite) <= progressive(ruled)
         && !first_person
@@ -540,6 +548,7 @@ fn conjugate(verb: &str) -> String {
         "am" | "are" => return "is".into(),
         "were" => return "was".into(),
         "go" => return "goes".into(),
+        "workout" => return "works out".into(),
         _ => {}
     }
     if !lower.chars().all(|c| c.is_ascii_alphabetic()) {
@@ -597,6 +606,10 @@ mod tests {
                 "User mostly reads thrillers and mysteries",
             ),
             ("I read a lot last year", "User read a lot last year"),
+            (
+                "I workout four hours a day",
+                "User works out four hours a day",
+            ),
             (
                 "my partner Ewan is Scottish",
                 "User's partner Ewan is Scottish",
@@ -709,6 +722,12 @@ mod tests {
             "User is learning French",
             "User is learning French",
             "I'm learning French"
+        ));
+        // The verb dropped.
+        assert!(!same_shape(
+            "User self-employed",
+            "User is self-employed",
+            "I'm self-employed"
         ));
         // A list item dropped with its "and".
         assert!(!same_shape(
