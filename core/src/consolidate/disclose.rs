@@ -261,8 +261,9 @@ const FILLER: &[&str] = &[
 /// subject of their own, see [`marked_splits`]).
 const SPLIT_WORDS: &[&str] = &["since", "because", "but", "though", "although", "so"];
 
-/// Subjects that open a clause after "so" or "since" ("so I", "since it").
-const SUBJECTS: &[&str] = &[
+/// Subjects, of any person, that open a clause after "so" or "since" ("so I", "since it");
+/// [`SUBJECT_PRONOUNS`] are the user's own.
+const SPLIT_SUBJECTS: &[&str] = &[
     "i", "i'm", "im", "i've", "ive", "i'd", "i'll", "my", "we", "we're", "it", "it's", "its",
     "that", "that's", "he", "she", "they", "they're", "there", "this", "you",
 ];
@@ -906,7 +907,7 @@ fn marked_splits(s: &str) -> String {
     let mut out: Vec<&str> = Vec::with_capacity(words.len());
     for (i, w) in words.iter().enumerate() {
         let next = words.get(i + 1).map(|n| bare(n));
-        let subject = next.as_deref().is_some_and(|n| SUBJECTS.contains(&n));
+        let subject = next.as_deref().is_some_and(|n| SPLIT_SUBJECTS.contains(&n));
         let past = next.as_deref() == Some("i")
             && words
                 .get(i + 2)

@@ -292,21 +292,17 @@ pub fn same_shape(rewrite: &str, ruled: &str, clause: &str) -> bool {
             "i" | "me" | "my" | "mine" | "myself" | "i'm" | "i've"
         )
     });
+    let count = |t: &str, of: &[&str]| {
+        crate::words::tokens(t)
+            .iter()
+            .filter(|w| of.contains(&w.as_str()))
+            .count()
+    };
     // "listen to music, read books" for "dance, listen to music, and read books": a list
     // whose coordinator went lost an item with it.
-    let coordinators = |t: &str| {
-        crate::words::tokens(t)
-            .iter()
-            .filter(|w| matches!(w.as_str(), "and" | "or"))
-            .count()
-    };
+    let coordinators = |t: &str| count(t, &["and", "or"]);
     // "User self-employed" for "User is self-employed": the verb went.
-    let copulas = |t: &str| {
-        crate::words::tokens(t)
-            .iter()
-            .filter(|w| matches!(w.as_str(), "is" | "are" | "was" | "were"))
-            .count()
-    };
+    let copulas = |t: &str| count(t, &["is", "are", "was", "were"]);
     (has_by(clause) || !has_by(rewrite))
         && coordinators(rewrite) >= coordinators(ruled)
         && (copulas(ruled) == 0 || copulas(rewrite) > 0)
