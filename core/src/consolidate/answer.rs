@@ -6,72 +6,11 @@
 //! Only yes-answers and short noun phrases are read; a "no", a hedge or a long reply is left to
 //! the clause rules (a reply that says "I …" is a disclosure of its own).
 
+use super::lexicon::{LIKE_VERBS, OPENERS, YES};
 use crate::words::{bare, tokens};
 
 /// The longest reply (in words) read as a noun phrase answering a question.
 const MAX_PHRASE_WORDS: usize = 6;
-
-const YES: &[&str] = &[
-    "yes",
-    "yeah",
-    "yep",
-    "yup",
-    "sure",
-    "definitely",
-    "absolutely",
-    "of course",
-    "i do",
-    "i am",
-    "i have",
-    "i did",
-    "i'm",
-    "indeed",
-    "totally",
-];
-
-/// Filler a question may open with.
-const OPENERS: &[&str] = &[
-    "so", "and", "oh", "well", "ok", "okay", "also", "but", "hey",
-];
-
-/// Verbs of a "do you VERB X?" question that make a standing fact when answered yes.
-const LIKE_VERBS: &[&str] = &[
-    "like",
-    "love",
-    "enjoy",
-    "play",
-    "own",
-    "speak",
-    "watch",
-    "read",
-    "cook",
-    "bake",
-    "collect",
-    "drive",
-    "ride",
-    "run",
-    "swim",
-    "hike",
-    "paint",
-    "draw",
-    "sing",
-    "knit",
-    "garden",
-    "fish",
-    "travel",
-    "study",
-    "work",
-    "teach",
-    "practice",
-    "listen",
-    "follow",
-    "use",
-    "eat",
-    "drink",
-    "prefer",
-    "volunteer",
-    "write",
-];
 
 /// The last question the assistant asked in `text` (its last sentence ending in '?'), without
 /// opening filler.

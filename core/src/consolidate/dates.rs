@@ -3,6 +3,7 @@
 //! day, a month or a year ("on 30 November 2026", "in November 2026", "in 2024"), so the fact
 //! does not go stale. Vague times ("recently", "a few years ago") are left as they are.
 
+use super::lexicon::NUMBER_WORDS;
 use chrono::{DateTime, Datelike, Duration, Months, NaiveDate, Utc};
 
 /// A month as "November 2026".
@@ -15,25 +16,10 @@ fn day(d: NaiveDate) -> String {
     d.format("%-d %B %Y").to_string()
 }
 
-const NUMBERS: &[(&str, u32)] = &[
-    ("a", 1),
-    ("an", 1),
-    ("one", 1),
-    ("two", 2),
-    ("three", 3),
-    ("four", 4),
-    ("five", 5),
-    ("six", 6),
-    ("seven", 7),
-    ("eight", 8),
-    ("nine", 9),
-    ("ten", 10),
-];
-
 fn number(w: &str) -> Option<u32> {
     w.parse()
         .ok()
-        .or_else(|| NUMBERS.iter().find(|(n, _)| *n == w).map(|(_, v)| *v))
+        .or_else(|| NUMBER_WORDS.iter().find(|(n, _)| *n == w).map(|(_, v)| *v))
 }
 
 /// What a relative phrase of `words` (lower-cased) starting at `i` means at `at`: the phrase's

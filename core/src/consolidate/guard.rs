@@ -4,6 +4,9 @@
 
 use std::collections::HashSet;
 
+use super::lexicon::{
+    ASSISTANT_OPENERS, FIRST_PERSON_WORDS, FRAME_WORDS, MODEL_SECOND_PERSON, VERBS,
+};
 pub use crate::refusal::Refusal;
 use crate::words::{content_words, occurs_in, tokens as words};
 
@@ -82,24 +85,6 @@ pub fn repetition_loop(text: &str) -> Option<Refusal> {
     None
 }
 
-/// How the assistant opens a reply.
-const ASSISTANT_OPENERS: &[&str] = &[
-    "sure",
-    "certainly",
-    "of course",
-    "as an ai",
-    "as a language model",
-    "here's",
-    "here is",
-    "great question",
-];
-const SECOND_PERSON: &[&str] = &[
-    "you", "your", "you're", "you've", "you'll", "you'd", "yours", "yourself",
-];
-const FIRST_PERSON_WORDS: &[&str] = &[
-    "i", "i'm", "i've", "i'd", "i'll", "me", "my", "myself", "we", "we're", "we've", "our", "ours",
-];
-
 /// Rule 2: an assistant's opener or any second-person pronoun (the assistant's voice), or any
 /// first-person pronoun. Facts are "User …", summaries are "Debugged …". A word in capitals
 /// ("ME", "US") is an acronym, not a pronoun; "mine" is not counted (a coal mine).
@@ -117,7 +102,7 @@ pub fn wrong_voice(text: &str) -> Option<Refusal> {
         .iter()
         .any(|o| start == *o || start.starts_with(&format!("{o} ")));
     let has = |list: &[&str]| w.iter().any(|x| list.contains(&x.as_str()));
-    if opener || has(SECOND_PERSON) {
+    if opener || has(MODEL_SECOND_PERSON) {
         Some(Refusal::AssistantVoice)
     } else if has(FIRST_PERSON_WORDS) {
         Some(Refusal::FirstPerson)
@@ -163,10 +148,6 @@ pub fn about_assistant(text: &str, cx: &Context) -> Option<Refusal> {
         .any(|n| said.contains(n) && !typed.contains(&n.to_lowercase()))
         .then_some(Refusal::AboutAssistant)
 }
-
-/// Words of the fact's frame, not its substance: "User's name is Nadia" is grounded by "I'm
-/// Nadia", "User lives in Lisbon" is a copy of the example for "Lisbon" alone.
-const FRAME_WORDS: &[&str] = &["name", "named", "called", "live", "lived", "living"];
 
 /// The content words of `text` that say something: "user" and the frame words left out.
 fn substance(text: &str) -> Vec<String> {
@@ -235,14 +216,6 @@ pub fn less_specific(new: &str, old: &str) -> bool {
     let dropped = !os.is_subset(&ns) && ns.is_subset(&os);
     strict_subset || dropped
 }
-
-/// Auxiliaries and common irregular verbs; with "-ed" and "-s" forms, what a verb looks like.
-const VERBS: &[&str] = &[
-    "is", "are", "was", "were", "has", "have", "had", "does", "did", "can", "can't", "cannot",
-    "will", "won't", "would", "could", "should", "may", "might", "must", "isn't", "doesn't",
-    "didn't", "hasn't", "wasn't", "left", "met", "ran", "went", "made", "built", "bought", "wrote",
-    "drove", "took", "got", "speaks", "knows",
-];
 
 /// Whether `w` (lower-cased) looks like a verb: a listed one, or an "-ed" or third-person "-s"
 /// form (not "-ss", "-us", "-is", "'s"). Plural nouns look like verbs too; see [`split_compound`].

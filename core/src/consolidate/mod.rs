@@ -11,6 +11,7 @@ mod elsewhere;
 pub mod episodic;
 pub mod grammar;
 pub mod guard;
+mod lexicon;
 mod model;
 mod neighbours;
 pub mod parse;
