@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""LongMemEval benchmark: plays LongMemEval records (tests/data/longmemeval, MIT) through a `localm`
+binary, each record as one user in its OWN fresh data dir, and asks whether the answer to the
+user's later question is in what localm kept (the store) and in what it would inject for the
+question (recall), beside a ceiling: a store holding exactly the user's own turns that LongMemEval
+marks as holding the answer (`has_answer`).
+
+How a record is played: a temp data dir gets `plugin install memory`, mode log, and settings.json
+`llm_model` = --model and `embedding_model` = --embed as absolute paths (as bench-persona does).
+Its sessions are played in the order of `haystack_dates`, one at a time: the session becomes
+sessions/<haystack_session_id>.jsonl, one line a turn with the given role, ts the session's date
+plus one minute a turn (UTC), mtime a minute after its last turn (so the pass finds it quiet and
+summarises it); then `localm memory consolidate --json` runs until a pass reads no session (at
+most --max-passes a session), as the daemon's passes would over time. After the last session:
+`memory list --json` (the store) and `memory recall QUESTION --json` (recall for the question).
+
+Rules:
+ content words  bench-persona's `cw` (tests/data/consolidation-set/validate.py content words minus
+            'user' and a few contractions); the same-word rule is bench-persona's `same_word`
+            (equal, a trailing 's', or a long shared prefix).
+ found      the answer is found in a text when at least half of the answer's content words (and at
+            least one) occur among the text's content words (bench-persona's `matches_line`).
+ in store   the answer is found in the texts of all live records joined (facts and summaries).
+ in recall  the answer is found in the texts of the recalled items joined.
+ ceiling    the answer is found in the record's `has_answer` user turns joined.
+ facts      semantic synth records at the end; summaries: episodic records.
+ pass time  wall seconds of each consolidate command that read a session (median, p10-p90).
+
+Figures are by question type and over all records. Exit status 0, or 2 when the harness fails.
+"""
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DATA = os.path.join(ROOT, "tests", "data", "longmemeval", "tune.jsonl")
+TYPES = ["single-session-user", "knowledge-update", "multi-session"]
+
+sys.dont_write_bytecode = True
+_spec = importlib.util.spec_from_file_location("bench_persona", os.path.join(HERE, "bench-persona.py"))
+bp = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bp)
+bq = bp.bq
+HarnessError, run, pct, quantile = bq.HarnessError, bq.run, bq.pct, bq.quantile
+
+
+def found(answer, text):
+    return bp.matches_line(bp.cw(text), bp.cw(str(answer)))
+
+
+def load(path, types, per_type):
+    with open(path, encoding="utf-8") as f:
+        recs = [json.loads(line) for line in f if line.strip()]
+    out = []
+    for t in types:
+        rs = [r for r in recs if r["question_type"] == t]
+        out += rs[:per_type] if per_type else rs
+    return out
+
+
+def when(date):
+    """LongMemEval's '2023/05/27 (Sat) 04:34' as UTC."""
+    day, _, hm = date.partition(" (")
+    hm = hm.split(") ", 1)[1] if ") " in hm else "00:00"
+    return datetime.strptime(f"{day} {hm}", "%Y/%m/%d %H:%M").replace(tzinfo=timezone.utc)
+
+
+def play_record(r, a, parent, log):
+    data = os.path.join(parent, r["question_id"])
+    os.makedirs(data)
+    env = bp.setup_linked(a.bin, data, a.model, a.embed)
+    sdir = os.path.join(data, "sessions")
+    os.makedirs(sdir, exist_ok=True)
+    order = sorted(range(len(r["haystack_sessions"])), key=lambda i: when(r["haystack_dates"][i]))
+    passes = []
+    for i in order:
+        start = when(r["haystack_dates"][i])
+        sid = "".join(c if c.isalnum() or c in "-_" else "_" for c in r["haystack_session_ids"][i])
+        lines = []
+        for k, turn in enumerate(r["haystack_sessions"][i]):
+            ts = (start + timedelta(minutes=k)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            lines.append(json.dumps({"ts": ts, "role": turn["role"], "content": turn["content"]}, ensure_ascii=False))
+        dst = os.path.join(sdir, sid + ".jsonl")
+        with open(dst, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        mt = min((start + timedelta(minutes=len(lines))).timestamp(), time.time() - 1200)
+        os.utime(dst, (mt, mt))
+        for _ in range(a.max_passes):
+            p, wall = run(a.bin, ["memory", "consolidate", "--json"], env, a.pass_timeout)
+            try:
+                rep = json.loads(p.stdout)
+            except json.JSONDecodeError:
+                rep = {"status": "error", "reason": (p.stderr.strip() or p.stdout.strip())[:300]}
+            read = rep.get("sessions_read", 0)
+            if read:
+                passes.append({"wall_s": wall, "exit": p.returncode, "report": rep})
+            if p.returncode != 0 or rep.get("status") != "ok" or not read:
+                break
+    lp, _ = run(a.bin, ["memory", "list", "--json"], env, 120)
+    if lp.returncode != 0:
+        raise HarnessError(f"`localm memory list --json` failed: {lp.stderr.strip()[:300]}")
+    records = json.loads(lp.stdout)["records"]
+    rp, _ = run(a.bin, ["memory", "recall", r["question"], "--json"], env, 300)
+    try:
+        recalled = json.loads(rp.stdout).get("items") or []
+    except json.JSONDecodeError:
+        raise HarnessError(f"`localm memory recall` failed: {rp.stderr.strip()[:300]}")
+    if not a.keep_dir:
+        shutil.rmtree(data, ignore_errors=True)
+    return {"passes": passes, "records": records, "recalled": recalled}
+
+
+def score(r, played):
+    ceiling_text = "\n".join(t["content"] for s in r["haystack_sessions"] for t in s
+                             if t["role"] == "user" and t.get("has_answer"))
+    store_text = "\n".join(x["text"] for x in played["records"])
+    recall_text = "\n".join(x["text"] for x in played["recalled"])
+    facts = [x["text"] for x in played["records"] if x["kind"] == "semantic" and x["source"] == "synth"]
+    summaries = [x["text"] for x in played["records"] if x["kind"] == "episodic"]
+    return {"id": r["question_id"], "type": r["question_type"], "question": r["question"],
+            "answer": str(r["answer"]), "ceiling": found(r["answer"], ceiling_text),
+            "in_store": found(r["answer"], store_text), "in_recall": found(r["answer"], recall_text),
+            "facts": facts, "summaries": summaries, "recalled": [x["text"] for x in played["recalled"]],
+            "sessions": len(r["haystack_sessions"]),
+            "failed_passes": sum(p["exit"] != 0 or p["report"].get("status") != "ok" for p in played["passes"]),
+            "walls": [p["wall_s"] for p in played["passes"]],
+            "tokens": [((p["report"].get("model") or {}).get("prompt_tokens"),
+                        (p["report"].get("model") or {}).get("gen_tokens")) for p in played["passes"]],
+            "skipped": [s for p in played["passes"] for s in (p["report"].get("skipped") or [])]}
+
+
+def figures(rows):
+    n = len(rows)
+    walls = [w for x in rows for w in x["walls"]]
+    return {"records": n, "ceiling": pct(sum(x["ceiling"] for x in rows), n),
+            "in_store": pct(sum(x["in_store"] for x in rows), n),
+            "in_recall": pct(sum(x["in_recall"] for x in rows), n),
+            "facts_per_record": statistics.mean([len(x["facts"]) for x in rows]) if rows else None,
+            "summaries_per_session": (sum(len(x["summaries"]) for x in rows) / max(1, sum(x["sessions"] for x in rows))),
+            "failed_passes": sum(x["failed_passes"] for x in rows),
+            "passes": len(walls),
+            "pass_s": {"median": statistics.median(walls) if walls else None,
+                       "p10": quantile(walls, 0.1), "p90": quantile(walls, 0.9)}}
+
+
+def show(by_type, total):
+    f = lambda x: "  n/a" if x is None else f"{100 * x:5.1f}%"
+    print(f"{'type':22} {'n':>3}  {'in store':>8}  {'in recall':>9}  {'ceiling':>8}  facts/rec  passes  pass s median (p10-p90)")
+    for t, s in list(by_type.items()) + [("all", total)]:
+        ps = s["pass_s"]
+        med = "n/a" if ps["median"] is None else f"{ps['median']:.1f} ({ps['p10']:.1f}-{ps['p90']:.1f})"
+        print(f"{t:22} {s['records']:3}  {f(s['in_store']):>8}  {f(s['in_recall']):>9}  {f(s['ceiling']):>8}  "
+              f"{s['facts_per_record']:9.1f}  {s['passes']:6}  {med}")
+    print(f"summaries per session: {total['summaries_per_session']:.2f}; failed passes: {total['failed_passes']}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", help="the localm binary to measure")
+    ap.add_argument("--data", default=DATA, help="LongMemEval JSONL to play (default: the repo's tuning slice)")
+    ap.add_argument("--model", default=os.environ.get("LOCALM_TEST_LLM_MODEL") or os.path.join(ROOT, "test-models", "SmolLM2-135M-Instruct.Q4_1.gguf"))
+    ap.add_argument("--embed", default=os.environ.get("LOCALM_TEST_EMBED_MODEL") or os.path.join(ROOT, "test-models", "all-MiniLM-L6-v2"))
+    ap.add_argument("--types", default=",".join(TYPES), help="question types to play, comma-separated")
+    ap.add_argument("--per-type", type=int, default=0, metavar="N", help="only the first N records of each type")
+    ap.add_argument("--max-passes", type=int, default=8, help="passes per session at most (default 8)")
+    ap.add_argument("--pass-timeout", type=float, default=900)
+    ap.add_argument("--misses", action="store_true", help="print each record: question, answer, what was kept")
+    ap.add_argument("--aggregate-only", action="store_true", help="print no record's details (a held-out set)")
+    ap.add_argument("--json", metavar="OUT", help="write figures (and, unless --aggregate-only, rows) as JSON")
+    ap.add_argument("--keep-dir", action="store_true")
+    a = ap.parse_args()
+    if not a.bin:
+        ap.error("--bin is required")
+    a.bin = os.path.abspath(a.bin)
+    for p in (a.model, a.embed):
+        if not os.path.exists(p):
+            ap.error(f"{p}: not found (scripts/fetch-test-models fetches the test models)")
+    recs = load(a.data, a.types.split(","), a.per_type)
+    if not recs:
+        ap.error(f"no records of types {a.types} in {a.data}")
+    parent = tempfile.mkdtemp(prefix="localm-lme-")
+    log = lambda m: print(m, file=sys.stderr, flush=True)
+    rows = []
+    try:
+        for k, r in enumerate(recs):
+            played = play_record(r, a, parent, log)
+            row = score(r, played)
+            rows.append(row)
+            med = statistics.median(row["walls"]) if row["walls"] else 0
+            log(f"  {k + 1:3}/{len(recs)} {r['question_type']:20} passes {len(row['walls'])} "
+                f"(median {med:.1f} s) facts {len(row['facts'])} store {int(row['in_store'])} "
+                f"recall {int(row['in_recall'])} ceiling {int(row['ceiling'])}")
+    except HarnessError as e:
+        print(f"bench-longmemeval: {e}", file=sys.stderr)
+        return 2
+    finally:
+        if not a.keep_dir:
+            shutil.rmtree(parent, ignore_errors=True)
+    by_type = {t: figures([x for x in rows if x["type"] == t]) for t in dict.fromkeys(x["type"] for x in rows)}
+    total = figures(rows)
+    print(f"LongMemEval ({os.path.relpath(a.data, ROOT) if a.data.startswith(ROOT) else a.data}), "
+          f"{len(rows)} records, {os.path.basename(a.bin)}")
+    show(by_type, total)
+    if a.misses and not a.aggregate_only:
+        for x in rows:
+            print(f"\n[{x['type']}] {x['id']}: {x['question']}  -> {x['answer']}")
+            print(f"  store {int(x['in_store'])} recall {int(x['in_recall'])} ceiling {int(x['ceiling'])}")
+            for t in x["facts"]:
+                print(f"  fact: {t}")
+            for t in x["summaries"]:
+                print(f"  summary: {t}")
+            for t in x["recalled"]:
+                print(f"  recalled: {t}")
+    if a.json:
+        out = {"bin": a.bin, "data": a.data, "by_type": by_type, "all": total}
+        if not a.aggregate_only:
+            out["rows"] = rows
+        with open(a.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
