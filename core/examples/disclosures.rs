@@ -1,5 +1,6 @@
 //! Prints the self-disclosures the consolidation rules find in each session of a LongMemEval
-//! JSONL file (the user's `has_answer` turns marked), with the rule's third-person rewrite: a
+//! JSONL file (each clause kept (as the rule's third-person rewrite) or dropped by
+//! which rule; `*` marks the user's `has_answer` turns: a
 //! tool for tuning the rules without a model. `cargo run -p localm-core --example disclosures --
 //! tests/data/longmemeval/tune.jsonl [QUESTION_ID]`
 
@@ -13,7 +14,9 @@ fn main() {
     let path = args
         .next()
         .expect("usage: disclosures FILE.jsonl [QUESTION_ID]");
-    let only = args.next();
+    let only = args.next().filter(|a| a != "-");
+    // LOCALM_ALL=1: every dropped clause, not only those of the turns that hold the answer.
+    let all = std::env::var_os("LOCALM_ALL").is_some();
     let file = std::fs::File::open(&path).expect("open the file");
     for line in std::io::BufReader::new(file).lines() {
         let line = line.expect("read a line");
@@ -56,13 +59,31 @@ fn main() {
                     msg,
                 })
                 .collect();
-            for (i, t) in s.as_array().into_iter().flatten().enumerate() {
-                if t["role"] == "user" && t["has_answer"] == true {
-                    println!("  [answer turn, line {}] {}", i + 1, t["content"]);
+            let answer_lines: Vec<usize> = s
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .filter(|(_, t)| t["role"] == "user" && t["has_answer"] == true)
+                .map(|(i, _)| i + 1)
+                .collect();
+            for v in disclose::explain(&said) {
+                let mark = if answer_lines.contains(&v.line) {
+                    "*"
+                } else {
+                    " "
+                };
+                match v.outcome {
+                    Ok(d) => println!("{mark} + {:2} {}", v.line, person::third_person(&d.clause)),
+                    Err(why) if all || !mark.trim().is_empty() => println!(
+                        "{mark} - {:2} {}  [{}{}]",
+                        v.line,
+                        v.clause,
+                        why.rule.name(),
+                        why.matched.map(|m| format!(" '{m}'")).unwrap_or_default()
+                    ),
+                    Err(_) => {}
                 }
-            }
-            for d in disclose::disclosures(&said) {
-                println!("  + line {:2} {}", d.line, person::third_person(&d.clause));
             }
         }
     }

@@ -17,18 +17,20 @@
 use chrono::{DateTime, Utc};
 
 use super::lexicon::{
-    ADVERBS, AND_OPENINGS, AUXILIARIES, DEMONSTRATIVES, ELIDED, FILLER, FIRST_PERSON, FUTURE,
-    INTENSIFIERS, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE, NOT_FACTUAL, NOT_REFERENTS, NOW, PASSING,
-    POINTING, POINTING_SUBJECT, PREPOSITIONS, QUESTION_WORDS, SECOND_PERSON, SPLIT_SUBJECTS,
-    SPLIT_WORDS, SUBJECT_PRONOUNS, TRAILING, VAGUE,
+    ADVERBS, AND_OPENINGS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER,
+    FIRST_PERSON, FUTURE, INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE,
+    NOT_FACTUAL, NOT_REFERENTS, NOW, PASSING, POINTING, POINTING_SUBJECT, PREPOSITIONS,
+    QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS, SECOND_PERSON,
+    SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS, TRAILING, VAGUE,
 };
+use super::rules::{Dropped, Explained, Rule};
 use super::{answer, elsewhere};
 use crate::consolidate::plan::is_meta;
 use crate::consolidate::prompt::strip_recalled;
 use crate::session::Line;
 use crate::words::{bare, content_words};
 
-/// Self-disclosures rewritten per pass at most (the newest are kept): the spec's 12 candidates.
+/// Self-disclosures rewritten per pass at most (the oldest unread): the spec's 12 candidates.
 pub const MAX_DISCLOSURES: usize = 12;
 
 /// A message as a pass reads it: its session and its line in that session's log (1-based).
@@ -56,14 +58,45 @@ pub struct Disclosure {
 const MIN_WORDS: usize = 2;
 const MAX_WORDS: usize = 32;
 
+/// The verdict on one clause the user typed: the disclosure it gives, or the rule that dropped
+/// it. `at` is the message's place in the `said` the clause came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub at: usize,
+    pub session: String,
+    pub line: usize,
+    /// The clause as split from the message.
+    pub clause: String,
+    pub outcome: Result<Disclosure, Dropped>,
+}
+
+impl Verdict {
+    /// The verdict as the pass report shows it.
+    pub fn explained(&self) -> Explained {
+        match &self.outcome {
+            Ok(d) => Explained::kept(&self.session, self.line, &self.clause, &d.clause),
+            Err(why) => Explained::dropped(&self.session, self.line, &self.clause, why),
+        }
+    }
+}
+
 /// The user's self-disclosures in `said` (only what the user typed counts; the assistant's
 /// messages give the questions a reply answers), oldest first, at most [`MAX_DISCLOSURES`] (the
-/// newest).
+/// oldest: a pass that leaves some reads them next time, see `consolidate::gather`).
 pub fn disclosures(said: &[Said]) -> Vec<Disclosure> {
-    let mut out: Vec<Disclosure> = Vec::new();
+    explain(said)
+        .into_iter()
+        .filter_map(|v| v.outcome.ok())
+        .take(MAX_DISCLOSURES)
+        .collect()
+}
+
+/// Every clause the user typed in `said`, oldest first, with its verdict.
+pub fn explain(said: &[Said]) -> Vec<Verdict> {
+    let mut out: Vec<Verdict> = Vec::new();
     let mut question: Option<(String, &str)> = None;
     let mut heard: Option<(&str, &str)> = None;
-    for s in said {
+    for (at, s) in said.iter().enumerate() {
         if s.msg.role == "assistant" {
             question = answer::last_question(&s.msg.content).map(|q| (q, s.session));
             heard = Some((s.msg.content.as_str(), s.session));
@@ -81,44 +114,171 @@ pub fn disclosures(said: &[Said]) -> Vec<Disclosure> {
             .filter(|(_, session)| *session == s.session)
             .map(|(h, _)| h);
         let text = strip_recalled(&s.msg.content);
+        let verdict = |out: &mut Vec<Verdict>, clause: &str, outcome| {
+            push_verdict(out, s, at, clause, outcome);
+        };
         if is_meta(&text) {
+            verdict(&mut out, &one_sentence(&text), Err(Dropped::by(Rule::Meta)));
             continue;
         }
-        let mut push = |clause: String, quote: String| {
-            if !out.iter().any(|o| o.clause.eq_ignore_ascii_case(&clause)) {
-                out.push(Disclosure {
-                    clause,
-                    quote,
-                    session: s.session.to_string(),
-                    line: s.line,
-                    ts: s.msg.ts,
-                });
-            }
-        };
         if let Some(q) = &asked
             && let Some(c) = answer::as_clause(q, &text)
-            && disclosure(&c).is_some()
+            && disclosure(&c).is_ok()
         {
-            push(c, format!("{q}? {}", one_sentence(&text)));
+            let quote = format!("{q}? {}", one_sentence(&text));
+            verdict(&mut out, &quote.clone(), Ok((c, quote)));
         }
         let mut before: Option<String> = None;
-        for clause in clauses(&without_code_and_quotes(&text)) {
-            let Some(c) = disclosure(&clause) else {
-                before = Some(clause);
-                continue;
+        for (clause, asks) in clauses(&without_code_and_quotes(&text)) {
+            let c = if asks {
+                Err(Dropped::by(Rule::Question))
+            } else {
+                disclosure(&clause)
+            };
+            let c = match c {
+                Ok(c) => c,
+                Err(why) => {
+                    // "Can you find a case for my iPhone 13 Pro?" asks, and says what the
+                    // user has.
+                    let outcome = match possession(&clause) {
+                        Some(has) if why.rule != Rule::Meta => Ok((has, clause.clone())),
+                        _ => Err(why),
+                    };
+                    verdict(&mut out, &clause, outcome);
+                    before = (!asks).then_some(clause);
+                    continue;
+                }
             };
             let resolved = resolve_pointing(&c, asked.as_deref(), before.as_deref());
             before = Some(clause.clone());
-            if heard.is_some_and(|h| echoes(&c, h)) {
-                continue;
-            }
-            if let Some(r) = resolved {
-                push(r, clause);
-            }
+            let outcome = match resolved {
+                _ if heard.is_some_and(|h| echoes(&c, h)) => Err(Dropped::by(Rule::Echo)),
+                Ok(r) => Ok((r, clause.clone())),
+                // "I've been perfecting my Negroni - I've tried making it 10 times": the
+                // pronoun points into the clause before, so the two are one fact.
+                Err(why) if why.rule == Rule::Unresolved && join_before(&mut out, at, &c) => {
+                    Err(Dropped::by(Rule::WithTheClauseBefore))
+                }
+                Err(why) => Err(why),
+            };
+            verdict(&mut out, &clause, outcome);
         }
     }
-    let skip = out.len().saturating_sub(MAX_DISCLOSURES);
-    out.split_off(skip)
+    out
+}
+
+/// Push the verdict on `clause` of `s` (the `at`-th of what was said): a kept clause said
+/// already in this pass is dropped as repeated.
+fn push_verdict(
+    out: &mut Vec<Verdict>,
+    s: &Said,
+    at: usize,
+    clause: &str,
+    outcome: Result<(String, String), Dropped>,
+) {
+    let outcome = outcome.and_then(|(kept, quote)| {
+        let seen = out.iter().any(|o| {
+            o.outcome
+                .as_ref()
+                .is_ok_and(|d| d.clause.eq_ignore_ascii_case(&kept))
+        });
+        if seen {
+            return Err(Dropped::by(Rule::Repeated));
+        }
+        Ok(Disclosure {
+            clause: kept,
+            quote,
+            session: s.session.to_string(),
+            line: s.line,
+            ts: s.msg.ts,
+        })
+    });
+    out.push(Verdict {
+        at,
+        session: s.session.to_string(),
+        line: s.line,
+        clause: clause.to_string(),
+        outcome,
+    });
+}
+
+/// Join `clause` to the last verdict in `out`, when that is a kept clause of the same message
+/// (`at`) and the two are not too long for one fact: "X, and Y". Whether it did.
+fn join_before(out: &mut [Verdict], at: usize, clause: &str) -> bool {
+    let Some(Verdict {
+        at: last_at,
+        outcome: Ok(d),
+        ..
+    }) = out.last_mut()
+    else {
+        return false;
+    };
+    let words = d.clause.split_whitespace().count() + clause.split_whitespace().count();
+    if *last_at != at || words > MAX_WORDS {
+        return false;
+    }
+    let and = if clause
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| bare(w) == "and")
+    {
+        ""
+    } else {
+        "and "
+    };
+    d.clause = format!("{}, {and}{clause}", d.clause.trim_end_matches([',', '.']));
+    d.quote = format!("{}, {clause}", d.quote.trim_end_matches([',', '.']));
+    true
+}
+
+/// Words that end a possession's name ("my iPhone 13 Pro for work").
+const NOT_IN_A_NAME: &[&str] = &[
+    "and", "or", "but", "that", "which", "who", "is", "are", "was", "were", "has", "have", "to",
+    "because", "so", "if", "when", "since", "i", "me", "it", "as", "than", "like", "now",
+];
+
+/// "I have an iPhone 13 Pro" from a clause that names something of the user's with a name or a
+/// number ("a screen protector for my iPhone 13 Pro"), whatever the clause itself is.
+fn possession(clause: &str) -> Option<String> {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let my = words.iter().position(|w| bare(w) == "my")?;
+    // Up to two lowercase words, then the name (capitalised words and numbers), then at most
+    // one lowercase noun: "my new iPhone 13 Pro", "my Spotify playlist".
+    let mut name: Vec<&str> = Vec::new();
+    let mut named = false;
+    for w in &words[my + 1..] {
+        let b = bare(w);
+        let word = bare_case(w);
+        let is_name = word.chars().next().is_some_and(char::is_uppercase)
+            || (named && word.chars().all(|c| c.is_ascii_digit()));
+        if b.is_empty()
+            || b.contains('\'')
+            || PREPOSITIONS.contains(&b.as_str())
+            || NOT_IN_A_NAME.contains(&b.as_str())
+            || (!is_name && !named && name.len() >= 2)
+        {
+            break;
+        }
+        name.push(word);
+        let ends = w.ends_with([',', '.', '!', '?', ';', ':']);
+        if (!is_name && named) || ends || name.len() >= 5 {
+            break;
+        }
+        named |= is_name;
+    }
+    let plural = name.last().is_some_and(|w| {
+        w.ends_with('s') && !w.ends_with("ss") && w.chars().all(char::is_lowercase)
+    });
+    if !named || plural {
+        return None;
+    }
+    let thing = name.join(" ");
+    let vowel = thing
+        .chars()
+        .next()
+        .is_some_and(|c| "aeiouAEIOU".contains(c));
+    let article = if vowel { "an" } else { "a" };
+    Some(format!("I have {article} {thing}"))
 }
 
 /// Whether `clause` only agrees with what the assistant just said ("I love dogs too" after "I
@@ -154,17 +314,21 @@ fn one_sentence(text: &str) -> String {
 /// `clause` with a pronoun that has nothing to point at resolved: "it"/"them"/"that" from the
 /// question the user answers ("Have you tried pottery?" + "I loved it" → "I loved pottery"),
 /// "him"/"her" from a name in the clause before ("… named Biscuit and I walk him" → "I walk
-/// Biscuit"); `None` when it cannot be. A pronoun after a content word of its own ("a dog that
-/// loves walks") points at that word.
-fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) -> Option<String> {
+/// Biscuit"); the rule that drops it when it cannot be. A pronoun after a content word of its
+/// own ("a dog that loves walks") points at that word.
+fn resolve_pointing(
+    clause: &str,
+    question: Option<&str>,
+    before: Option<&str>,
+) -> Result<String, Dropped> {
     let words: Vec<&str> = clause.split_whitespace().collect();
     // "They're my favorite team", "it's broadened my horizons": a clause whose subject is a
     // pronoun is about what it points at, and says nothing that stands alone about the user.
-    if words
+    if let Some(p) = words
         .first()
-        .is_some_and(|w| POINTING_SUBJECT.contains(&bare(w).as_str()))
+        .and_then(|w| listed(POINTING_SUBJECT, &bare(w)))
     {
-        return None;
+        return Err(Dropped::on(Rule::PointingSubject, p));
     }
     // "my favorite is probably rock": a favorite of the kind the question asked about, or of
     // nothing a reader could name.
@@ -177,7 +341,9 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
                 "is" | "are" | "was" | "were" | "would" | "has"
             )
     }) {
-        let one = question.and_then(answer::kind_asked)?;
+        let one = question
+            .and_then(answer::kind_asked)
+            .ok_or(Dropped::by(Rule::FavoriteOfNothing))?;
         // "my favorite are roses" after "What kind of flowers …": the kind agrees with "are".
         let many = matches!(bare(words[f + 1]).as_str(), "are" | "were");
         kind = if many && !one.ends_with('s') {
@@ -187,12 +353,30 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
         };
         words.insert(f + 1, &kind);
     }
+    // "this one playlist on Spotify that I created": one of a kind, said here.
+    let mut one: Vec<&str> = Vec::with_capacity(words.len());
+    let mut k = 0;
+    while k < words.len() {
+        let pair = k + 2 < words.len()
+            && matches!(bare(words[k]).as_str(), "this" | "that")
+            && bare(words[k + 1]) == "one";
+        if pair {
+            one.push("a");
+            k += 2;
+        } else {
+            one.push(words[k]);
+            k += 1;
+        }
+    }
+    let words = one;
     let clause = words.join(" ");
-    let Some(at) = words
-        .iter()
-        .position(|w| POINTING.contains(&bare(w).as_str()))
-    else {
-        return Some(clause);
+    // "I've found that 1 tablespoon …": "that" after a verb of knowing opens a clause.
+    let Some(at) = words.iter().enumerate().position(|(k, w)| {
+        let b = bare(w);
+        POINTING.contains(&b.as_str())
+            && !(b == "that" && k > 0 && COMPLEMENT_VERBS.contains(&bare(words[k - 1]).as_str()))
+    }) else {
+        return Ok(clause);
     };
     // Content words before the pronoun, the subject and its verb aside ("I drew it" has none,
     // "I have a dog that …" has "dog").
@@ -233,7 +417,7 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
         && at > 0
         && (Some(at - 1) == verb || PREPOSITIONS.contains(&lower[at - 1].as_str()));
     if determiner {
-        return None;
+        return Err(Dropped::by(Rule::Determiner));
     }
     // "pictures of it", "time for them": the noun a preposition hangs on is not what the
     // pronoun after it points at.
@@ -261,13 +445,14 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
         .iter()
         .all(|w| TRAILING.contains(&bare(w).as_str()));
     if !before_words.is_empty() && !ends {
-        return Some(clause);
+        return Ok(clause);
     }
     let referent = match p.as_str() {
         "him" | "her" | "his" | "their" => before.and_then(last_name),
         "there" | "hers" => None,
         _ => question.and_then(answer::referent),
-    }?;
+    }
+    .ok_or(Dropped::by(Rule::Unresolved))?;
     // "it" followed by a noun is a determiner ("that movie"): replace the pronoun only.
     let mut out: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
     let trail: String = words[at]
@@ -279,7 +464,17 @@ fn resolve_pointing(clause: &str, question: Option<&str>, before: Option<&str>) 
     } else {
         format!("{referent}{trail}")
     };
-    Some(out.join(" "))
+    Ok(out.join(" "))
+}
+
+/// `word` without the punctuation around it, its case kept.
+fn bare_case(word: &str) -> &str {
+    word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+}
+
+/// The entry of `list` equal to `word`, if any (the word a rule matched, for its verdict).
+fn listed(list: &'static [&'static str], word: &str) -> Option<&'static str> {
+    list.iter().copied().find(|w| *w == word)
 }
 
 /// The last capitalised word of `text` after its first ("… a beagle named Biscuit" → "Biscuit").
@@ -292,8 +487,8 @@ fn last_name(text: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// `clause` trimmed of filler, when it is a disclosure.
-fn disclosure(clause: &str) -> Option<String> {
+/// `clause` trimmed of filler, when it is a disclosure; else the rule that drops it.
+fn disclosure(clause: &str) -> Result<String, Dropped> {
     let mut clause = clause.to_string();
     for n in NOW {
         if let Some(i) = clause.to_lowercase().find(n) {
@@ -304,9 +499,14 @@ fn disclosure(clause: &str) -> Option<String> {
     let words: Vec<&str> = clause.split_whitespace().collect();
     let start = words
         .iter()
-        .position(|w| !FILLER.contains(&bare(w).as_str()))?;
+        .position(|w| !FILLER.contains(&bare(w).as_str()))
+        .ok_or(Dropped::by(Rule::TooShort))?;
     let words = &words[start..];
     let mut end = words.len();
+    // "… other options as well": "well" there is not filler.
+    if end >= 3 && bare(words[end - 2]) == "as" && bare(words[end - 1]) == "well" {
+        end -= 2;
+    }
     while end > 0 && FILLER.contains(&bare(words[end - 1]).as_str()) {
         end -= 1;
     }
@@ -322,18 +522,28 @@ fn disclosure(clause: &str) -> Option<String> {
     } else {
         MIN_WORDS + 1
     };
-    if words.len() < min || words.len() > MAX_WORDS {
-        return None;
+    if words.len() < min {
+        return Err(Dropped::by(Rule::TooShort));
+    }
+    if words.len() > MAX_WORDS {
+        return Err(Dropped::by(Rule::TooLong));
     }
     // "checking my email", "intimate ceremony with our family": a first-person word but no
     // subject, a fragment of a sentence whose verb is elsewhere.
     let subject = lower.iter().any(|w| SUBJECT_PRONOUNS.contains(&w.as_str()))
-        || matches!(lower[0].as_str(), "my" | "our" | "mine");
-    if !subject
-        || lower.iter().any(|w| SECOND_PERSON.contains(&w.as_str()))
-        || clause.contains(['[', ']', '{', '}', '<', '>'])
-    {
-        return None;
+        || matches!(lower[0].as_str(), "my" | "our" | "mine")
+        // "Nike has been my favourite brand": a favourite is the user's, whatever the subject.
+        || lower
+            .windows(2)
+            .any(|p| p[0] == "my" && matches!(p[1].as_str(), "favorite" | "favourite" | "go-to"));
+    if !subject {
+        return Err(Dropped::by(Rule::NoSubject));
+    }
+    if let Some(you) = lower.iter().find_map(|w| listed(SECOND_PERSON, w)) {
+        return Err(Dropped::on(Rule::Addressed, you));
+    }
+    if clause.contains(['[', ']', '{', '}', '<', '>']) {
+        return Err(Dropped::by(Rule::Placeholder));
     }
     let joined = format!(" {} ", lower.join(" "));
     // Openings are matched with degree words and adverbs left out ("I'm really excited").
@@ -352,29 +562,48 @@ fn disclosure(clause: &str) -> Option<String> {
     ]
     .iter()
     .any(|p| opening.starts_with(p));
-    if planned && !FUTURE.iter().any(|f| joined.contains(&format!(" {f} "))) {
-        return None;
+    // "I moved to Edinburgh in May": the month, not the modal.
+    let month = words.iter().skip(1).any(|w| bare_case(w) == "May");
+    if planned && !month && !FUTURE.iter().any(|f| joined.contains(&format!(" {f} "))) {
+        return Err(Dropped::by(Rule::PlanWithoutTime));
     }
-    if (!planned
-        && NOT_A_DISCLOSURE
+    if !planned
+        && let Some(p) = NOT_A_DISCLOSURE
             .iter()
-            .any(|p| opening.starts_with(&format!(" {p} "))))
-        || NOT_FACTUAL
-            .iter()
-            .any(|p| joined.contains(&format!(" {p} ")))
-        || QUESTION_WORDS.contains(&lower[0].as_str())
+            .find(|p| opening.starts_with(&format!(" {p} ")))
     {
-        return None;
+        return Err(Dropped::on(Rule::Opening, p));
     }
-    if elsewhere::leans_elsewhere(&lower) {
-        return None;
+    if let Some(p) = REQUEST_OPENINGS
+        .iter()
+        .find(|p| opening.starts_with(&format!(" {p} ")))
+    {
+        // "I need some advice" asks; "I need to renew my UK passport" says something.
+        let object = opening[p.len() + 1..]
+            .split_whitespace()
+            .find(|w| !REQUEST_MODIFIERS.contains(w) && !INTENSIFIERS.contains(w));
+        if let Some(o) = object.and_then(|o| listed(REQUEST_NOUNS, o)) {
+            return Err(Dropped::on(Rule::RequestOnly, o));
+        }
+    }
+    if let Some(p) = NOT_FACTUAL
+        .iter()
+        .find(|p| joined.contains(&format!(" {p} ")) && !(month && **p == "may"))
+    {
+        return Err(Dropped::on(Rule::NotFactual, p));
+    }
+    if let Some(q) = listed(QUESTION_WORDS, &lower[0]) {
+        return Err(Dropped::on(Rule::QuestionWord, q));
+    }
+    if let Some(rule) = elsewhere::leans_elsewhere(&lower) {
+        return Err(Dropped::by(rule));
     }
     // "I'm fine", "I did it", "I'm just a little tired": nothing about the user that lasts.
     let mut content = content_words(&words.join(" "));
     content
         .retain(|w| !INTENSIFIERS.contains(&w.as_str()) && !w.chars().any(|c| c.is_ascii_digit()));
     if content.is_empty() || content.iter().all(|w| PASSING.contains(&w.as_str())) {
-        return None;
+        return Err(Dropped::by(Rule::Passing));
     }
     // "I have a few", "I'm still a beginner": the noun, or what the user is a fan of, was in
     // the turn before ("a big video game fan" says what of).
@@ -385,8 +614,11 @@ fn disclosure(clause: &str) -> Option<String> {
             plain[n - 2],
             "a" | "an" | "the" | "i'm" | "im" | "am" | "was"
         );
-    if bare_noun || plain.last().is_some_and(|w| ELIDED.contains(w)) {
-        return None;
+    if bare_noun {
+        return Err(Dropped::by(Rule::BareNoun));
+    }
+    if let Some(e) = plain.last().and_then(|w| listed(ELIDED, w)) {
+        return Err(Dropped::on(Rule::Elided, e));
     }
     // "I like to do a lot of different things": nothing after the verb names anything.
     if let Some(s) = plain.iter().position(|w| FIRST_PERSON.contains(w)) {
@@ -399,8 +631,8 @@ fn disclosure(clause: &str) -> Option<String> {
         let named = content_words(&after.join(" "))
             .into_iter()
             .any(|w| !VAGUE.contains(&w.as_str()));
-        if after.iter().any(|w| VAGUE.contains(w)) && !named {
-            return None;
+        if !named && let Some(v) = after.iter().find_map(|w| listed(VAGUE, w)) {
+            return Err(Dropped::on(Rule::Vague, v));
         }
     }
     // "I learned a lot": the verb alone says nothing that lasts.
@@ -411,10 +643,10 @@ fn disclosure(clause: &str) -> Option<String> {
         && verb.is_some_and(|v| content_words(v).first() == Some(&content[0]))
         && !matches!(plain.first(), Some(&("i'm" | "im")))
     {
-        return None;
+        return Err(Dropped::by(Rule::VerbAlone));
     }
     let text = words.join(" ");
-    Some(text.trim_end_matches([',', ';', ':', '-']).to_string())
+    Ok(text.trim_end_matches([',', ';', ':', '-']).to_string())
 }
 
 /// `text` with fenced and inline code and double-quoted passages removed (not the user's words
@@ -447,8 +679,9 @@ fn without_code_and_quotes(text: &str) -> String {
 }
 
 /// Sentences, then clauses: split at sentence ends, brackets, semicolons, dashes, commas and
-/// the words of [`SPLIT_WORDS`]. A sentence that ends in '?' is a question and is dropped.
-fn clauses(text: &str) -> Vec<String> {
+/// the words of [`SPLIT_WORDS`]. Each clause comes with whether it asks: a sentence that ends in
+/// '?' is a question (the statement before its last comma aside: "I'm George, what's yours?").
+fn clauses(text: &str) -> Vec<(String, bool)> {
     let mut sentences: Vec<(String, bool)> = Vec::new();
     let mut cur = String::new();
     let chars: Vec<char> = text.chars().collect();
@@ -471,23 +704,57 @@ fn clauses(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (s, question) in sentences {
         // "I'm George, what's your name?": the statement before the question is kept.
-        let s = if question {
-            match s.rfind(',') {
-                Some(i) => s[..i].to_string(),
-                None => continue,
-            }
-        } else {
-            s
+        let opens_asking = s
+            .split_whitespace()
+            .map(bare)
+            .find(|w| !FILLER.contains(&w.as_str()))
+            .is_some_and(|w| ASKING.contains(&w.as_str()));
+        let (s, asks) = match (question, s.rfind(',')) {
+            (false, _) => (s, None),
+            (true, _) if opens_asking => (String::new(), Some(s.trim().to_string())),
+            (true, Some(i)) => (s[..i].to_string(), Some(s[i + 1..].trim().to_string())),
+            (true, None) => (String::new(), Some(s.trim().to_string())),
         };
-        let s = marked_splits(&s);
-        for part in s.split(['|', '(', ')', ';', ':', '—', '–']) {
-            for piece in part.split(" - ") {
-                for c in joined_lists(piece) {
+        // "6:30 pm" is a time; "my list: …" ends a clause.
+        let s = marked_splits(&s).replace(": ", "|");
+        for part in s.split(['|', '(', ')', ';', '—', '–']) {
+            for piece in dashed(part) {
+                for c in joined_lists(&piece) {
                     for c in split_at_and_i(&c) {
-                        out.extend(split_with(&c));
+                        out.extend(split_with(&c).into_iter().map(|c| (c, false)));
                     }
                 }
             }
+        }
+        out.extend(asks.filter(|q| !q.is_empty()).map(|q| (q, true)));
+    }
+    out
+}
+
+/// Words that open a question.
+const ASKING: &[&str] = &[
+    "how", "what", "what's", "whats", "why", "where", "when", "which", "who", "is", "are", "do",
+    "does", "did", "can", "could", "would", "will", "should", "have", "has", "any",
+];
+
+/// `part` split at " - ", a short value after a dash kept with what it is of ("a designer
+/// handbag for a pretty penny - $800").
+fn dashed(part: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for piece in part.split(" - ") {
+        let value = piece.split(',').next().unwrap_or(piece);
+        let short = value.split_whitespace().count() <= 3
+            && value.chars().any(|c| c.is_ascii_digit() || c == '$');
+        match out.last_mut() {
+            Some(last) if short => {
+                last.push(' ');
+                last.push_str(value.trim());
+                let rest = piece[value.len()..].trim_start_matches(',').trim();
+                if !rest.is_empty() {
+                    out.push(rest.to_string());
+                }
+            }
+            _ => out.push(piece.to_string()),
         }
     }
     out
@@ -538,8 +805,14 @@ fn joined_lists(text: &str) -> Vec<String> {
             .is_some_and(|w| AND_OPENINGS.contains(&bare(w).as_str()));
         let joins =
             !own_subject && (starts_list(p) || pieces.get(i + 1).is_some_and(|n| starts_list(n)));
+        // "For my sister's birthday, I got her a yellow dress": an introductory phrase (no
+        // subject of its own) belongs to the clause after its comma.
+        let introduced = own_subject
+            && i > 0
+            && out.last().is_some_and(|last| introductory(last))
+            && !pieces[i - 1].is_empty();
         match out.last_mut() {
-            Some(last) if joins && i > 0 => {
+            Some(last) if (joins || introduced) && i > 0 => {
                 last.push_str(", ");
                 last.push_str(p);
             }
@@ -547,6 +820,18 @@ fn joined_lists(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether `piece` is an introductory phrase: it opens with a word of [`INTRODUCTORY`], has
+/// no first-person subject, and is short.
+fn introductory(piece: &str) -> bool {
+    let words: Vec<String> = piece.split_whitespace().map(bare).collect();
+    words.len() <= 6
+        && words
+            .first()
+            .is_some_and(|w| INTRODUCTORY.contains(&w.as_str()))
+        && !words.iter().any(|w| SUBJECT_PRONOUNS.contains(&w.as_str()))
+        && !words.iter().any(|w| w == "you" || w == "your")
 }
 
 /// `clause` split where " and " opens a new first-person clause, when the part before already
@@ -952,12 +1237,33 @@ mod tests {
     }
 
     #[test]
-    fn only_the_newest_are_kept() {
+    fn the_oldest_are_taken_first() {
         let lines: Vec<Line> = (0..15)
             .map(|i| user(&format!("I own {i} green bicycles")))
             .collect();
         let got = disclosures(&said(&lines));
         assert_eq!(got.len(), MAX_DISCLOSURES);
-        assert_eq!(got[0].clause, "I own 3 green bicycles");
+        assert_eq!(got[0].clause, "I own 0 green bicycles");
+        assert_eq!(got[11].clause, "I own 11 green bicycles");
+    }
+
+    #[test]
+    fn every_clause_has_a_verdict_and_a_dropped_one_names_its_rule() {
+        let lines = [user(
+            "I think it's fine. I moved to Porto last year. What do you think? I love it too",
+        )];
+        let got: Vec<(String, Option<&str>)> = explain(&said(&lines))
+            .into_iter()
+            .map(|v| (v.clause, v.outcome.err().map(|d| d.rule.name())))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("I think it's fine".to_string(), Some("opening")),
+                ("I moved to Porto last year".to_string(), None),
+                ("What do you think".to_string(), Some("question")),
+                ("I love it too".to_string(), Some("unresolved")),
+            ]
+        );
     }
 }

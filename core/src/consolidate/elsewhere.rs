@@ -7,9 +7,11 @@ use super::lexicon::{
     AFTERWORDS, ASPECTS, CHILDHOOD, COMPARISONS, DANGLING, ELIDED_INFINITIVE, LIKING, NUMBERS,
     STANDING_FOR,
 };
+use super::rules::Rule;
 
-/// Whether `lower` (a clause's words, lower-cased and bare) leans on another turn.
-pub fn leans_elsewhere(lower: &[String]) -> bool {
+/// The rule by which `lower` (a clause's words, lower-cased and bare) leans on another turn, if
+/// one does.
+pub fn leans_elsewhere(lower: &[String]) -> Option<Rule> {
     let w: Vec<&str> = lower.iter().map(String::as_str).collect();
     let has = |x: &str| w.contains(&x);
     // "One time I was doing a stunt": an anecdote, a moment and not a fact.
@@ -55,18 +57,22 @@ pub fn leans_elsewhere(lower: &[String]) -> bool {
         && matches!(w.first(), Some(&"i"))
         && w.get(1) == Some(&"was")
         && w.last().is_some_and(|x| CHILDHOOD.contains(x));
-    anecdote
-        || both
-        || standing
-        || comparative
-        || more
-        || elided
-        || childhood
-        || dangling
-        || never_met
-        || too
-        || own
-        || aspect(&w)
+    [
+        (anecdote, Rule::Anecdote),
+        (both, Rule::Both),
+        (standing, Rule::StandsFor),
+        (comparative, Rule::Comparison),
+        (more, Rule::SomeMore),
+        (elided, Rule::ElidedInfinitive),
+        (childhood, Rule::Childhood),
+        (dangling, Rule::CutOff),
+        (never_met, Rule::NeverMet),
+        (too, Rule::TooWhat),
+        (own, Rule::OfMyOwn),
+        (aspect(&w), Rule::Aspect),
+    ]
+    .into_iter()
+    .find_map(|(fires, rule)| fires.then_some(rule))
 }
 
 /// "I love the story and the characters": a liking verb whose objects, after "the", are all
@@ -92,7 +98,7 @@ mod tests {
 
     fn leans(clause: &str) -> bool {
         let lower: Vec<String> = clause.split_whitespace().map(crate::words::bare).collect();
-        leans_elsewhere(&lower)
+        leans_elsewhere(&lower).is_some()
     }
 
     #[test]

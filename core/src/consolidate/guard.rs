@@ -49,7 +49,33 @@ pub fn refuse_summary(text: &str, cx: &Context) -> Option<Refusal> {
     repetition_loop(text)
         .or_else(|| wrong_voice(text))
         .or_else(|| (content(text).len() < MIN_CONTENT_WORDS).then_some(Refusal::Fragment))
+        .or_else(|| cut_off(text).then_some(Refusal::Fragment))
         .or_else(|| example_copy(text, cx))
+        .or_else(|| summary_invents(text, cx).then_some(Refusal::Ungrounded))
+}
+
+/// Whether a summary stops mid-phrase: on a comma, or on a word that needs what follows ("She
+/// was a big,", "… with the").
+fn cut_off(text: &str) -> bool {
+    let t = text.trim_end();
+    t.ends_with([',', ';', ':', '-'])
+        || t.split_whitespace().last().is_some_and(|w| {
+            let w = crate::words::bare(w);
+            super::lexicon::DANGLING.contains(&w.as_str())
+                || matches!(w.as_str(), "of" | "to" | "for" | "with" | "from" | "that")
+        })
+}
+
+/// Whether a summary holds a content word the user never typed in the session (its opening
+/// verb and the frame words of `summary::FRAME` aside): "Drafted a new kitten" for a session
+/// about adopting a cat.
+fn summary_invents(text: &str, cx: &Context) -> bool {
+    let typed = content_words(cx.user_text);
+    content(text)
+        .iter()
+        .skip(1)
+        .filter(|w| !super::summary::FRAME.contains(&w.as_str()))
+        .any(|w| !occurs_in(w, &typed))
 }
 
 /// The content words of `text` without "user" (`content_words` keeps it from "User's").

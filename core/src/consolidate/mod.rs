@@ -20,6 +20,8 @@ pub mod plan;
 pub mod prompt;
 pub mod prune;
 pub mod report;
+pub mod rules;
+pub mod summary;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -115,6 +117,8 @@ struct Gathered<'s> {
     sessions: Vec<String>,
     /// How far each session was read (its new watermark).
     read_to: Vec<(String, usize)>,
+    /// For each of `said`, its index among its session's lines.
+    said_at: Vec<usize>,
 }
 
 /// Gather: the newest unread lines of the newest sessions, within [`prompt::SESSION_CHARS`].
@@ -126,6 +130,7 @@ fn gather<'s>(sessions: &'s [Session], snap: &Snapshot) -> Gathered<'s> {
         assistant_text: String::new(),
         sessions: Vec::new(),
         read_to: Vec::new(),
+        said_at: Vec::new(),
     };
     let mut budget = prompt::SESSION_CHARS;
     for s in sessions {
@@ -163,6 +168,7 @@ fn gather<'s>(sessions: &'s [Session], snap: &Snapshot) -> Gathered<'s> {
                 msg,
             });
         g.said.splice(0..0, lines);
+        g.said_at.splice(0..0, from..s.lines.len());
     }
     g.logs.reverse();
     g
@@ -255,7 +261,15 @@ fn extract(
             })
             .collect());
     }
-    let disclosures = disclose::disclosures(&g.said);
+    let verdicts = disclose::explain(&g.said);
+    let taken = read_up_to(&verdicts, g);
+    report.more_to_read = taken < verdicts.len();
+    report.explained = verdicts[..taken].iter().map(|v| v.explained()).collect();
+    let disclosures: Vec<disclose::Disclosure> = verdicts
+        .into_iter()
+        .take(taken)
+        .filter_map(|v| v.outcome.ok())
+        .collect();
     for d in &disclosures {
         // The clause as the fact will say it: its relative times as dates.
         let dated = d.ts.map(|ts| dates::absolute(&d.clause, ts));
@@ -265,6 +279,56 @@ fn extract(
         }
     }
     rewritten(disclosures, extraction == Extraction::Rewrite, model)
+}
+
+/// How many of `verdicts` this pass takes: up to the one that would be its 13th disclosure
+/// ([`disclose::MAX_DISCLOSURES`]). When some are left, the watermarks stop there: that
+/// session is read on next time from the message holding it (from the assistant's line before,
+/// whose question a reply may answer), and the sessions after it are not read this pass. A
+/// message with more than 12 disclosures of its own is read once, its first 12 taken.
+fn read_up_to(verdicts: &[disclose::Verdict], g: &mut Gathered) -> usize {
+    let mut kept = verdicts
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.outcome.is_ok());
+    let Some((first, _)) = kept.next() else {
+        return verdicts.len();
+    };
+    let Some((cut, next)) = kept.nth(disclose::MAX_DISCLOSURES - 1) else {
+        return verdicts.len();
+    };
+    let same_message = verdicts[first].at == next.at;
+    // The first verdict past the message: a message is taken whole or not at all.
+    let (cut, resume) = if same_message {
+        let past = verdicts[cut..]
+            .iter()
+            .position(|v| v.at != next.at)
+            .map_or(verdicts.len(), |k| cut + k);
+        (past, verdicts.get(past).map(|v| v.at))
+    } else {
+        let start = verdicts.iter().position(|v| v.at == next.at).unwrap_or(cut);
+        (start, Some(next.at))
+    };
+    let Some(at) = resume else {
+        return cut;
+    };
+    let session = g.said[at].session;
+    let mut from = g.said_at[at];
+    if at > 0 && g.said[at - 1].session == session && g.said[at - 1].msg.role == "assistant" {
+        from = g.said_at[at - 1];
+    }
+    let later: Vec<&str> = g.said[at..]
+        .iter()
+        .map(|s| s.session)
+        .filter(|s| *s != session)
+        .collect();
+    for (id, to) in &mut g.read_to {
+        if id == session {
+            *to = from;
+        }
+    }
+    g.read_to.retain(|(id, _)| !later.contains(&id.as_str()));
+    cut
 }
 
 /// Decide: each candidate through the guards and the model's verdict, in order, one change per
@@ -332,7 +396,7 @@ fn summarise_due(
                     Why::Refused(r) => Skipped::refused(text, r),
                     Why::Other(why) => Skipped::because(text, why),
                 });
-                episodic::by_rule(s).filter(|t| guard::refuse_summary(t, &cx).is_none())
+                summary::by_rule(s).filter(|t| guard::refuse_summary(t, &cx).is_none())
             }
         };
         if let Some(text) = text {

@@ -213,7 +213,9 @@ fn is_adverb(lower: &str) -> bool {
 /// "carries", "have" → "has", "do" → "does"; past forms and modals unchanged.
 fn conjugate(verb: &str) -> String {
     let lower = verb.to_lowercase();
-    if UNCHANGED.contains(&lower.as_str()) || lower.ends_with("ed") || lower.ends_with("'t") {
+    // "need", "feed", "succeed" end in "ed" and are not past forms.
+    let past = lower.ends_with("ed") && !lower.ends_with("eed") && lower != "shred";
+    if UNCHANGED.contains(&lower.as_str()) || past || lower.ends_with("'t") {
         return match lower.as_str() {
             "don't" => "doesn't".into(),
             _ => verb.into(),

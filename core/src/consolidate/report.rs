@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+pub use super::rules::Explained;
 pub use crate::pass_summary::{Counts, PassSummary, Status};
 pub use crate::refusal::{Refusal, RefusalCounts};
 
@@ -100,6 +101,13 @@ pub struct Report {
     /// Entries in `sessions/` that were not read (a link, a pipe, a log too large), and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub logs_not_read: Vec<Skipped>,
+    /// Lines are left unread because this pass took its 12 disclosures before them: the next
+    /// pass reads on from there (the daemon runs one at the next interval).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub more_to_read: bool,
+    /// Every clause of the user's the pass read, kept (as what) or dropped (by which rule).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub explained: Vec<Explained>,
     #[serde(default)]
     pub model: ModelUse,
     #[serde(default)]

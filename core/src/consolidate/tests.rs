@@ -580,7 +580,7 @@ fn summaries_in_the_assistants_voice_or_copied_from_the_example_are_refused() {
                 .iter()
                 .map(|t| t.text.as_str())
                 .collect::<Vec<_>>(),
-            ["Talked about USB, upload and firmware"],
+            ["Said their USB upload test is flaky on the firmware"],
             "{bad}"
         );
     }
@@ -683,4 +683,40 @@ fn a_fact_said_again_keeps_the_new_words_as_evidence() {
             ("s2", "Do you have pets? Yes, two dogs")
         ]
     );
+}
+
+#[test]
+fn a_long_session_is_read_on_by_the_next_pass_from_where_this_one_stopped() {
+    let f = fixture();
+    let colours = [
+        "red", "blue", "green", "amber", "violet", "teal", "ochre", "mauve", "cyan", "khaki",
+        "coral", "olive", "navy", "plum", "rust",
+    ];
+    let mut lines: Vec<(&str, String)> = Vec::new();
+    for c in colours {
+        lines.push(("assistant", "Tell me more?".to_string()));
+        lines.push(("user", format!("I own a {c} bicycle")));
+    }
+    let borrowed: Vec<(&str, &str)> = lines.iter().map(|(r, t)| (*r, t.as_str())).collect();
+    f.session("s1", &borrowed);
+    let add = r#"{"op": "ADD", "confidence": 0.9}"#;
+    let (first, _) = f.run_with(Extraction::Rule, "", add, "", now());
+    assert!(first.more_to_read, "{first:?}");
+    assert_eq!(first.added.len(), disclose::MAX_DISCLOSURES, "{first:?}");
+    assert_eq!(first.explained.len(), disclose::MAX_DISCLOSURES);
+    assert!(first.added[0].text.contains("red"));
+    let (second, _) = f.run_with(Extraction::Rule, "", add, "", now());
+    assert!(!second.more_to_read, "{second:?}");
+    let added: Vec<&str> = second.added.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(
+        added,
+        [
+            "User owns a navy bicycle",
+            "User owns a plum bicycle",
+            "User owns a rust bicycle"
+        ],
+        "{second:?}"
+    );
+    let (third, _) = f.run_with(Extraction::Rule, "", "", "", now());
+    assert_eq!(third.sessions_read, 0, "{third:?}");
 }

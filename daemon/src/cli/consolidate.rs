@@ -17,7 +17,7 @@ use crate::backfill;
 use crate::exit::{Code, coded};
 use crate::models::{self, llama::Llama};
 
-pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
+pub fn run(ctx: &Context, as_json: bool, explain: bool) -> anyhow::Result<()> {
     // SIGTERM (the daemon stopping, or a user) abandons the model work at the next prompt chunk
     // or token: the pass then fails before its write, and the store is untouched. A SIGTERM that
     // lands during the write itself is noticed by nobody, so the write completes.
@@ -30,6 +30,9 @@ pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<()> {
                 output::json(&report);
             } else {
                 print(&human(&report));
+                if explain {
+                    print(&explained(&report));
+                }
             }
             Ok(())
         }
@@ -150,6 +153,9 @@ fn human(r: &Report) -> String {
     } else {
         out.push_str(&output::table(&["WHAT", "ID", "TEXT"], &rows));
     }
+    if r.more_to_read {
+        out.push_str("more to read: the next pass reads on where this one stopped\n");
+    }
     if !r.refusals.is_empty() {
         let kinds: Vec<String> = r
             .refusals
@@ -157,6 +163,37 @@ fn human(r: &Report) -> String {
             .map(|(refusal, n)| format!("{n} {refusal}"))
             .collect();
         out.push_str(&format!("refused by the guards: {}\n", kinds.join("; ")));
+    }
+    out
+}
+
+/// Every clause the pass read, one a line: where it was said, and kept as what or dropped by
+/// which rule (on which listed word) and why.
+fn explained(r: &Report) -> String {
+    use localm_core::printable::visible;
+    if r.explained.is_empty() {
+        return "explain: no clause of yours was read\n".into();
+    }
+    let mut out = String::from("explain: each clause of yours the pass read\n");
+    for e in &r.explained {
+        let at = format!("{}:{}", visible(&e.session), e.line);
+        match (&e.kept, e.rule) {
+            (Some(kept), _) => out.push_str(&format!("  kept     {at}  {}\n", visible(kept))),
+            (None, Some(rule)) => {
+                let on = e
+                    .matched
+                    .as_deref()
+                    .map(|m| format!(" on '{m}'"))
+                    .unwrap_or_default();
+                out.push_str(&format!(
+                    "  dropped  {at}  {}  [{}{on}: {}]\n",
+                    visible(&e.clause),
+                    rule.name(),
+                    rule.why()
+                ));
+            }
+            (None, None) => {}
+        }
     }
     out
 }

@@ -96,6 +96,10 @@ pub enum MemoryCommand {
         /// Print {"status", "reason", "added", "updated", "deleted", "proposed", "episodic", ...}.
         #[arg(long)]
         json: bool,
+        /// Also show every clause of yours the pass read: kept (as what), or the rule that
+        /// dropped it and why.
+        #[arg(long)]
+        explain: bool,
     },
     /// Embed facts that lack a vector from the installed embedding model.
     Backfill {
@@ -222,7 +226,7 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> anyhow::Result<()> {
             json,
             explain,
         } => super::recall::run_recall(ctx, &store, &text, json, explain),
-        MemoryCommand::Consolidate { json } => super::consolidate::run(ctx, json),
+        MemoryCommand::Consolidate { json, explain } => super::consolidate::run(ctx, json, explain),
         MemoryCommand::Backfill { limit } => super::recall::run_backfill(ctx, &store, limit),
         MemoryCommand::Clear { yes } => {
             let snap = read(&store)?;

@@ -25,6 +25,9 @@ use crate::config::Intervals;
 pub enum Done {
     /// An automatic pass or a backfill sweep (each logs its own outcome).
     Quiet,
+    /// A pass that stopped at its 12 disclosures with lines left: another is due, one interval
+    /// after it (as if the session had just changed), so a long chat is read to its end.
+    MoreToRead,
     /// A scheduled job, with how it went.
     Job(String, RunOutcome),
 }
@@ -97,6 +100,7 @@ impl EventLoop {
                         }
                     }
                     Ok(Done::Quiet) => {}
+                    Ok(Done::MoreToRead) => self.session_changed(),
                     Err(e) => tracing::warn!("a background task failed: {e}"),
                 },
             }
@@ -157,11 +161,14 @@ impl EventLoop {
         let shared = Arc::clone(&self.shared);
         self.tasks.spawn(async move {
             // The pass logs its own outcome.
-            let _ = shared
+            match shared
                 .passes
                 .run(&shared.data_dir, mode, Trigger::Auto)
-                .await;
-            Done::Quiet
+                .await
+            {
+                Ok(o) if o.report.more_to_read => Done::MoreToRead,
+                _ => Done::Quiet,
+            }
         });
     }
 

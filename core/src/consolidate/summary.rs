@@ -1,0 +1,368 @@
+//! A session's one-line summary by rule, for when the model's line fails the guards: one
+//! sentence of what the user asked or said, in the user's own words turned to the third person
+//! — "Asked for advice on how to keep their cameras organized", "Asked the assistant to
+//! recommend a budgeting app", "Said they moved to Lisbon last year". Never a list of keywords,
+//! never cut off mid-phrase, no content word the session does not contain.
+
+use super::disclose;
+use super::lexicon::{DANGLING, FILLER};
+use crate::session::Session;
+use crate::words::bare;
+
+/// A summary is at most this long (the grammar's line for the model's is about as long).
+pub const MAX_CHARS: usize = 100;
+
+/// Openings a summary leads with that are not the user's words (so not held to grounding).
+pub const FRAME: &[&str] = &[
+    "asked",
+    "said",
+    "assistant",
+    "assistant's",
+    "whether",
+    "about",
+    "they",
+    "they're",
+    "they've",
+    "they'd",
+    "they'll",
+    "their",
+    "theirs",
+    "them",
+    "themself",
+];
+
+/// Question openings, lower-case, and what the summary says in their place (`{}` = the rest).
+const ASKING: &[(&str, &str)] = &[
+    ("can you please", "Asked the assistant to {}"),
+    ("could you please", "Asked the assistant to {}"),
+    ("can you", "Asked the assistant to {}"),
+    ("could you", "Asked the assistant to {}"),
+    ("would you", "Asked the assistant to {}"),
+    ("will you", "Asked the assistant to {}"),
+    ("do you have any", "Asked for {}"),
+    ("do you have", "Asked for {}"),
+    ("are there any", "Asked about {}"),
+    ("is there any", "Asked about {}"),
+    ("is there a way to", "Asked how to {}"),
+    ("do you think", "Asked whether {}"),
+    ("do you know if", "Asked whether {}"),
+    ("do you know", "Asked about {}"),
+    ("how can i", "Asked how to {}"),
+    ("how do i", "Asked how to {}"),
+    ("how should i", "Asked how to {}"),
+    ("how could i", "Asked how to {}"),
+    ("how would i", "Asked how to {}"),
+    ("how can we", "Asked how to {}"),
+    ("how do we", "Asked how to {}"),
+    ("what's the best way to", "Asked how best to {}"),
+    ("what is the best way to", "Asked how best to {}"),
+    ("what's a good way to", "Asked how to {}"),
+    ("what is a good way to", "Asked how to {}"),
+    ("what are some ways to", "Asked how to {}"),
+    ("should i", "Asked whether to {}"),
+    ("what's", "Asked about {}"),
+    ("what is", "Asked about {}"),
+    ("what are", "Asked about {}"),
+    ("any", "Asked for {}"),
+    ("how", "Asked how {}"),
+    ("what", "Asked what {}"),
+    ("where", "Asked where {}"),
+    ("when", "Asked when {}"),
+    ("which", "Asked which {}"),
+    ("who", "Asked who {}"),
+    ("why", "Asked why {}"),
+];
+
+/// Fewer content words than this say too little to summarise a session.
+const MIN_WORDS: usize = 3;
+
+/// The summary of `s` by rule: the first question the user asked, as what they asked; else the
+/// first thing they said of themself; else their first sentence of substance. `None` when the
+/// user typed nothing of substance.
+pub fn by_rule(s: &Session) -> Option<String> {
+    let typed: Vec<&str> = s
+        .lines
+        .iter()
+        .filter(|l| l.is_typed_by_user())
+        .map(|l| l.content.as_str())
+        .collect();
+    let first_asked = typed
+        .iter()
+        .flat_map(|t| sentences(t))
+        .filter(|(_, q)| *q)
+        .find_map(|(q, _)| asked(&q));
+    let said: Vec<disclose::Said> = s
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(i, msg)| disclose::Said {
+            session: &s.id,
+            line: i + 1,
+            msg,
+        })
+        .collect();
+    let first_said = disclose::disclosures(&said)
+        .into_iter()
+        .map(|d| format!("Said {}", third_person(&d.clause)))
+        .find(|t| substantial(t));
+    let plain = typed
+        .iter()
+        .flat_map(|t| sentences(t))
+        .filter(|(_, q)| !q)
+        .map(|(t, _)| format!("Said {}", third_person(&t)))
+        .find(|t| substantial(t));
+    first_asked
+        .or(first_said)
+        .or(plain)
+        .and_then(|t| finish(&t))
+}
+
+/// Whether `text` has content words enough, past its frame.
+fn substantial(text: &str) -> bool {
+    let mut w = crate::words::content_words(text);
+    w.retain(|x| !FRAME.contains(&x.as_str()));
+    w.len() >= MIN_WORDS
+}
+
+/// What the user asked in `question` (without its '?'), when it opens like a question the
+/// summary can say.
+fn asked(question: &str) -> Option<String> {
+    let mut words: Vec<&str> = question.split_whitespace().collect();
+    // "By the way, what's …"
+    if words.len() > 3 && words[..3].iter().map(|w| bare(w)).eq(["by", "the", "way"]) {
+        words.drain(..3);
+    }
+    let start = words
+        .iter()
+        .position(|w| !FILLER.contains(&bare(w).as_str()))?;
+    let words = &words[start..];
+    let lower: Vec<String> = words.iter().map(|w| bare(w)).collect();
+    for (opening, says) in ASKING {
+        let n = opening.split_whitespace().count();
+        if lower.len() > n && lower[..n].join(" ") == *opening {
+            let rest = third_person(&words[n..].join(" "));
+            let text = says.replace("{}", &rest);
+            return substantial(&text).then_some(text);
+        }
+    }
+    None
+}
+
+/// `text` with the user's and the assistant's pronouns in the third person: "I" → "they", "my"
+/// → "their", "you" → "the assistant".
+fn third_person(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    for (i, w) in words.iter().enumerate() {
+        let core = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}');
+        let lower = core.to_lowercase().replace('\u{2019}', "'");
+        let after_i = i > 0 && matches!(bare(words[i - 1]).as_str(), "i");
+        let to = match lower.as_str() {
+            "i" => "they",
+            "i'm" | "im" => "they're",
+            "i've" | "ive" => "they've",
+            "i'd" => "they'd",
+            "i'll" => "they'll",
+            "me" => "them",
+            "my" => "their",
+            "mine" => "theirs",
+            "myself" => "themself",
+            "we" => "they",
+            "we're" => "they're",
+            "we've" => "they've",
+            "our" => "their",
+            "ours" => "theirs",
+            "us" => "them",
+            "you" | "u" | "yourself" => "the assistant",
+            "your" | "yours" | "ur" => "the assistant's",
+            "you're" => "the assistant is",
+            "you've" => "the assistant has",
+            "am" if after_i => "are",
+            "was" if after_i => "were",
+            _ => {
+                out.push((*w).to_string());
+                continue;
+            }
+        };
+        out.push(w.replacen(core, to, 1));
+    }
+    out.join(" ")
+}
+
+/// Sentences of `text`, each with whether it asks.
+fn sentences(text: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let at_end = chars.get(i + 1).is_none_or(|n| n.is_whitespace());
+        if (matches!(c, '.' | '!' | '?') && at_end) || c == '\n' {
+            let s = cur.trim().to_string();
+            if !s.is_empty() {
+                out.push((s, c == '?'));
+            }
+            cur.clear();
+        } else {
+            cur.push(c);
+        }
+    }
+    let s = cur.trim().to_string();
+    if !s.is_empty() {
+        out.push((s, false));
+    }
+    out
+}
+
+/// `text` as a summary: one line, at most [`MAX_CHARS`], cut at a comma or a word and never on a
+/// word that leaves it hanging ("the", "of", "and"), no trailing punctuation.
+fn finish(text: &str) -> Option<String> {
+    let mut t: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    t.retain(|c| !matches!(c, '*' | '`' | '"' | '“' | '”' | '[' | ']' | '{' | '}'));
+    if t.chars().count() > MAX_CHARS {
+        let head: String = t.chars().take(MAX_CHARS + 1).collect();
+        let cut = match head.rfind(',') {
+            Some(i) if i >= MAX_CHARS / 2 => i,
+            _ => head.rfind(' ').unwrap_or(head.len()),
+        };
+        t = head[..cut].to_string();
+    }
+    loop {
+        t = t
+            .trim_end_matches(|c: char| !c.is_alphanumeric() && c != ')')
+            .to_string();
+        let Some((rest, last)) = t.rsplit_once(' ') else {
+            break;
+        };
+        if !HANGING.contains(&bare(last).as_str()) && !DANGLING.contains(&bare(last).as_str()) {
+            break;
+        }
+        t = rest.to_string();
+    }
+    substantial(&t).then_some(t)
+}
+
+/// Words a summary cannot end on, besides [`DANGLING`].
+const HANGING: &[&str] = &[
+    "of",
+    "to",
+    "for",
+    "with",
+    "in",
+    "on",
+    "at",
+    "from",
+    "by",
+    "about",
+    "into",
+    "that",
+    "which",
+    "who",
+    "their",
+    "them",
+    "they",
+    "very",
+    "so",
+    "but",
+    "if",
+    "as",
+    "than",
+    "like",
+    "any",
+    "some",
+    "this",
+    "these",
+    "those",
+    "such",
+    "how",
+    "what",
+    "where",
+    "when",
+    "whether",
+    "just",
+    "really",
+    "also",
+    "especially",
+    "more",
+    "most",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::parse;
+
+    fn session(turns: &[(&str, &str)]) -> Session {
+        let text: String = turns
+            .iter()
+            .map(|(role, content)| {
+                serde_json::json!({"role": role, "content": content}).to_string() + "\n"
+            })
+            .collect();
+        let (lines, _) = parse(&text);
+        Session {
+            id: "s".into(),
+            path: "s.jsonl".into(),
+            modified: "2026-11-01T10:00:00Z".parse().unwrap(),
+            lines,
+            numbers: Vec::new(),
+            skipped: 0,
+        }
+    }
+
+    fn of(user: &str) -> Option<String> {
+        by_rule(&session(&[
+            ("user", user),
+            ("assistant", "Sure! Here are some ideas."),
+        ]))
+    }
+
+    #[test]
+    fn a_summary_says_what_the_user_asked_in_their_words() {
+        for (user, want) in [
+            (
+                "I've been collecting vintage cameras for three months now. Do you have any advice on how to keep my cameras organized?",
+                "Asked for advice on how to keep their cameras organized",
+            ),
+            (
+                "Can you recommend any good budgeting apps? I spend a lot.",
+                "Asked the assistant to recommend any good budgeting apps",
+            ),
+            (
+                "how do I rotate nginx logs with logrotate?",
+                "Asked how to rotate nginx logs with logrotate",
+            ),
+            (
+                "By the way, what's a good music streaming service for ambient and lo-fi genres?",
+                "Asked about a good music streaming service for ambient and lo-fi genres",
+            ),
+        ] {
+            assert_eq!(of(user).as_deref(), Some(want), "{user}");
+        }
+    }
+
+    #[test]
+    fn without_a_question_it_says_what_the_user_said_of_themself() {
+        assert_eq!(
+            of("I moved to Lisbon last year and I teach chemistry there.").as_deref(),
+            Some("Said they moved to Lisbon last year, and they teach chemistry there")
+        );
+        assert_eq!(of("ok thanks"), None);
+    }
+
+    #[test]
+    fn a_summary_is_never_cut_off_nor_a_list_of_keywords() {
+        let long = "Can you help me plan a two week trip through the north of Portugal, starting in Porto and ending in the Douro valley with a few days of hiking and some wine tasting along the way?";
+        let got = of(long).unwrap();
+        assert!(got.chars().count() <= MAX_CHARS, "{got}");
+        let last = got.rsplit(' ').next().unwrap();
+        assert!(
+            !HANGING.contains(&last) && !DANGLING.contains(&last),
+            "{got}"
+        );
+        assert!(
+            got.starts_with("Asked the assistant to help them plan"),
+            "{got}"
+        );
+        assert!(!got.contains("Talked about"), "{got}");
+    }
+}
