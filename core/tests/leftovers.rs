@@ -1,5 +1,6 @@
 //! No copy of a forgotten or cleared fact stays anywhere in the data dir: not in a temp file a
-//! crashed write left behind, not in a journal a crash left pending (#14, item 2).
+//! crashed write left behind, not in a journal a crash left pending (#14, item 2), not in what a
+//! symlinked store file points to, not as its vector in `memory.vec` (#33).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -9,7 +10,8 @@ use localm_core::manage::{self, Added, Ctx};
 use localm_core::record::{Kind, Record};
 use localm_core::settings::Mode;
 use localm_core::store::journal::{Entry, Journal, Phase};
-use localm_core::store::{JOURNAL_FILE, RECORDS_FILE, Store};
+use localm_core::store::vectors::{VectorEntry, text_hash};
+use localm_core::store::{JOURNAL_FILE, RECORDS_FILE, Store, VECTORS_FILE};
 
 const SECRET: &str = "My bank PIN is 4921";
 
@@ -131,4 +133,81 @@ fn forget_after_a_crash_left_the_fact_in_a_pending_journal() {
     d.plant_temp_files();
     manage::clear(&d.ctx()).expect("clear");
     assert_eq!(d.files_holding("Prefers tea"), Vec::<PathBuf>::new());
+}
+
+/// A vector for every live record, as a backfill leaves them.
+fn embed_all(d: &Data) {
+    d.store
+        .update_vectors(|snap, entries| {
+            entries.clear();
+            entries.extend(snap.records.iter().map(|r| VectorEntry {
+                id: r.id.clone(),
+                text_hash: text_hash(&r.text),
+                model: "test-model".into(),
+                vector: vec![1.0, 0.0],
+            }));
+        })
+        .expect("write vectors");
+}
+
+fn holds(bytes: &[u8], text: &str) -> bool {
+    bytes.windows(text.len()).any(|w| w == text.as_bytes())
+}
+
+#[test]
+fn forget_drops_the_facts_vector_in_the_same_transaction() {
+    let d = Data::new();
+    let secret = d.add(SECRET);
+    let tea = d.add("Prefers tea over coffee");
+    embed_all(&d);
+    let before = d.store.read().expect("read").generation;
+    let done = manage::forget(&d.ctx(), &secret.id).expect("forget");
+    assert_eq!(done.generation, before + 1, "one transaction");
+    let vectors = d.store.read_vectors().expect("read vectors");
+    assert!(vectors.current(&secret.id, SECRET, "test-model").is_none());
+    assert!(vectors.current(&tea.id, &tea.text, "test-model").is_some());
+    let vec_file = fs::read(d.store.path(VECTORS_FILE)).expect("memory.vec");
+    assert!(
+        !holds(&vec_file, &secret.id),
+        "the forgotten id is gone from memory.vec"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn forget_through_symlinked_store_files_leaves_no_text_anywhere() {
+    use std::os::unix::fs::symlink;
+    let d = Data::new();
+    let secret = d.add(SECRET);
+    d.add("Prefers tea over coffee");
+    embed_all(&d);
+    // The user keeps the files elsewhere (a synced folder) and links them into the store.
+    let elsewhere = tempfile::tempdir().expect("a temp dir");
+    for name in [RECORDS_FILE, VECTORS_FILE] {
+        let target = elsewhere.path().join(name);
+        fs::rename(d.store.path(name), &target).expect("move the file away");
+        symlink(&target, d.store.path(name)).expect("link it back");
+    }
+    manage::forget(&d.ctx(), &secret.id).expect("forget");
+    let mut holding = d.files_holding(SECRET);
+    for e in fs::read_dir(elsewhere.path()).expect("read elsewhere") {
+        let path = e.expect("an entry").path();
+        let bytes = fs::read(&path).expect("read");
+        if holds(&bytes, SECRET) || holds(&bytes, &secret.id) {
+            holding.push(path);
+        }
+    }
+    assert_eq!(holding, Vec::<PathBuf>::new());
+    for name in [RECORDS_FILE, VECTORS_FILE] {
+        let meta = fs::symlink_metadata(d.store.path(name)).expect("the link");
+        assert!(
+            meta.file_type().is_symlink(),
+            "{name} is still the user's link"
+        );
+    }
+    assert_eq!(d.store.read().expect("read").records.len(), 1);
+    assert!(holds(
+        &fs::read(elsewhere.path().join(RECORDS_FILE)).expect("the target"),
+        "Prefers tea"
+    ));
 }

@@ -358,6 +358,72 @@ fn a_non_loopback_listener_serves_only_the_token_and_allowed_hosts() {
     );
 }
 
+/// `--listen 0.0.0.0:P` (the Docker recipe): the host's apps name it `127.0.0.1:P`,
+/// `[::1]:P` or one of the machine's addresses, and are served with the token (#33); the start
+/// line does not suggest `localm open`, which such a listener refuses.
+#[test]
+fn an_every_address_listener_answers_to_the_machines_addresses() {
+    let env = Env::new();
+    env.run(&["settings", "set", "listen", "0.0.0.0:0"]).ok();
+    let Some(results) = in_network_namespace(move || {
+        let dir = env.data_dir().to_path_buf();
+        let d = env.daemon(&[]);
+        let info: Value =
+            serde_json::from_slice(&fs::read(dir.join("daemon.json")).unwrap()).unwrap();
+        let bound = info["tcp"].as_str().unwrap().to_string();
+        let port = bound.rsplit(':').next().unwrap().to_string();
+        let addr = format!("10.77.0.1:{port}");
+        let token = fs::read_to_string(dir.join("api-token")).unwrap();
+        let bearer = format!("Bearer {}", token.trim());
+        let call = |host: &str, auth: bool| {
+            let mut s = std::net::TcpStream::connect(&addr).unwrap();
+            let mut h = vec![("Host", host)];
+            if auth {
+                h.push(("Authorization", bearer.as_str()));
+            }
+            localm_tests::daemon::exchange(&mut s, "GET", "/v1/models", None, &h)
+                .unwrap()
+                .status
+        };
+        let mut out = Vec::new();
+        for host in [
+            format!("127.0.0.1:{port}"),
+            format!("[::1]:{port}"),
+            addr.clone(),
+            format!("localhost:{port}"),
+        ] {
+            out.push((host.clone(), call(&host, true)));
+        }
+        out.push(("no token".into(), call(&addr, false)));
+        out.push(("other port".into(), call("127.0.0.1:1", true)));
+        out.push((
+            "other name".into(),
+            call(&format!("evil.example:{port}"), true),
+        ));
+        let log = d.log();
+        drop(d);
+        drop(env);
+        (port, out, log)
+    }) else {
+        return;
+    };
+    let (port, out, log) = results;
+    assert_eq!(
+        out,
+        vec![
+            (format!("127.0.0.1:{port}"), 200),
+            (format!("[::1]:{port}"), 200),
+            (format!("10.77.0.1:{port}"), 200),
+            (format!("localhost:{port}"), 200),
+            ("no token".into(), 401),
+            ("other port".into(), 421),
+            ("other name".into(), 421),
+        ]
+    );
+    assert!(log.contains("also listening on http://0.0.0.0:"), "{log}");
+    assert!(!log.contains("localm open"), "{log}");
+}
+
 /// A 200 reply's text and that text read as JSON (the test fails if it is not JSON).
 fn json_reply(r: &Response) -> (String, Value) {
     assert_eq!(r.status, 200, "{}", r.body);

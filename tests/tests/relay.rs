@@ -3,16 +3,22 @@
 //! every body it receives, so these tests see exactly what localm forwarded). The official
 //! `openai` client runs a tool round-trip through localm; a whole reply slower than 30 s
 //! arrives; a stream waiting on the upstream gets keep-alive comments; `/v1/models` lists the
-//! upstream's models; a browser's CORS preflight is answered only when `cors_origins` allows it.
+//! upstream's models; a browser's CORS preflight is answered only when `cors_origins` allows it;
+//! requests an upstream stalls on hold nothing the memory API or other chats need.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use localm_tests::Env;
-use localm_tests::daemon::{Daemon, Response, tcp_request};
+use localm_tests::daemon::{Daemon, Response, exchange, tcp_request};
 use localm_tests::fixtures::log_env;
 use serde_json::{Value, json};
 
@@ -350,4 +356,212 @@ fn a_browser_preflight_is_answered_only_for_the_origins_cors_origins_names() {
         .unwrap()
         .to_ascii_lowercase();
     assert!(exposed.contains("x-localm-memory"), "{exposed}");
+}
+
+/// An upstream that stalls (a Rust test double on a thread): `GET /models` and chat requests
+/// naming "stall" get their head, then nothing, the connection held until localm closes it;
+/// other chat requests get a short streamed reply. It counts the stalled connections still open.
+struct Stalling {
+    base: String,
+    held: Arc<AtomicUsize>,
+}
+
+impl Stalling {
+    fn start() -> Stalling {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}/v1", listener.local_addr().unwrap());
+        let held = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&held);
+        std::thread::spawn(move || {
+            for conn in listener.incoming().flatten() {
+                let held = Arc::clone(&counter);
+                std::thread::spawn(move || Stalling::answer(conn, &held));
+            }
+        });
+        Stalling { base, held }
+    }
+
+    fn answer(mut conn: TcpStream, held: &AtomicUsize) {
+        let mut reader = BufReader::new(conn.try_clone().unwrap());
+        let mut head = String::new();
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap();
+            }
+            head.push_str(&line);
+            if line == "\r\n" {
+                break;
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        let body = String::from_utf8_lossy(&body);
+        let stall = head.starts_with("GET") || body.contains("stall");
+        if body.contains("whole json") {
+            let whole = json!({"id": "c1", "object": "chat.completion", "choices": [{"index": 0,
+                "message": {"role": "assistant", "content": "whole"}, "finish_reason": "stop"}]});
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{whole}"
+            );
+            let _ = conn.write_all(reply.as_bytes());
+            return;
+        }
+        if body.contains("huge error") {
+            let _ = conn.write_all(
+                b"HTTP/1.1 500 Oops\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n",
+            );
+            let line = format!("{}\n", "x".repeat(1023));
+            for _ in 0..1024 {
+                if conn.write_all(line.as_bytes()).is_err() {
+                    return;
+                }
+            }
+            return;
+        }
+        if !stall {
+            let chunk = json!({"choices": [{"index": 0, "delta": {"content": "healthy"}, "finish_reason": "stop"}]});
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\ndata: {chunk}\n\ndata: [DONE]\n\n"
+            );
+            let _ = conn.write_all(reply.as_bytes());
+            return;
+        }
+        let stalled_head = if head.starts_with("GET") {
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{\"data\":["
+        } else {
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+        };
+        conn.write_all(stalled_head.as_bytes()).unwrap();
+        held.fetch_add(1, Ordering::SeqCst);
+        // Nothing more, until localm closes the connection.
+        let mut sink = [0; 64];
+        while matches!(conn.read(&mut sink), Ok(n) if n > 0) {}
+        held.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A request written on a fresh socket connection and left waiting for its answer.
+fn waiting(d: &Daemon, method: &str, path: &str, body: Option<&Value>) -> UnixStream {
+    let mut s = UnixStream::connect(&d.socket).unwrap();
+    let body = body.map(Value::to_string).unwrap_or_default();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    s
+}
+
+/// One request answered before `deadline`, or the test fails; how long it took.
+fn answered_before(
+    d: &Daemon,
+    deadline: Duration,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> (Response, Duration) {
+    let started = Instant::now();
+    let mut s = UnixStream::connect(&d.socket).unwrap();
+    s.set_read_timeout(Some(deadline)).unwrap();
+    let body = body.map(Value::to_string);
+    let r = exchange(&mut s, method, path, body.as_deref(), &[]).unwrap_or_else(|e| {
+        panic!(
+            "{method} {path} not answered within {deadline:?}: {e}\n{}",
+            d.log()
+        )
+    });
+    (r, started.elapsed())
+}
+
+#[test]
+fn eight_stalled_upstream_requests_leave_the_memory_api_and_a_healthy_reply_answering() {
+    let env = env_with_fact("My home town is Leith");
+    let up = Stalling::start();
+    let d = env.spawn_daemon(
+        &[("LOCALM_CHAT_KEEPALIVE", "1")],
+        &["--chat-upstream", &up.base],
+    );
+    d.wait_ready();
+    // Eight requests the upstream stalls on (before, each held one of the runtime's eight
+    // blocking threads until the upstream closed): streamed and whole chats, model lists.
+    let stall = |stream: bool| json!({"messages": [{"role": "user", "content": "stall, please"}], "stream": stream});
+    let mut clients: Vec<UnixStream> = Vec::new();
+    for i in 0..8 {
+        clients.push(match i % 4 {
+            0 => waiting(&d, "POST", "/v1/chat/completions", Some(&stall(true))),
+            1 => waiting(&d, "POST", "/v1/chat/completions", Some(&stall(false))),
+            _ => waiting(&d, "GET", "/v1/models", None),
+        });
+    }
+    d.wait_for(30, "eight stalled upstream requests", || {
+        (up.held.load(Ordering::SeqCst) == 8).then_some(())
+    });
+    // The memory API, an append and a chat to the (otherwise healthy) upstream still answer.
+    let deadline = Duration::from_secs(8);
+    let (r, memory) = answered_before(&d, deadline, "GET", "/api/memory", None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let fact = json!({"text": "My cat is called Tom"});
+    let (r, append) = answered_before(&d, deadline, "POST", "/api/memory/append", Some(&fact));
+    assert_eq!(r.status, 201, "{}", r.body);
+    let hi = json!({"messages": [{"role": "user", "content": "hi"}]});
+    let (r, chat) = answered_before(&d, deadline, "POST", "/v1/chat/completions", Some(&hi));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        r.json()["choices"][0]["message"]["content"],
+        "healthy",
+        "{}",
+        r.body
+    );
+    eprintln!(
+        "beside 8 stalled upstream requests: GET /api/memory {memory:?}, POST {append:?}, chat {chat:?}"
+    );
+    // The clients leave: every stalled upstream read ends with them.
+    drop(clients);
+    d.wait_for(30, "the stalled upstream connections closed", || {
+        (up.held.load(Ordering::SeqCst) == 0).then_some(())
+    });
+}
+
+#[test]
+fn a_whole_upstream_answer_is_streamed_as_a_chunk_and_an_error_body_is_capped() {
+    let env = env_with_fact("My home town is Leith");
+    let up = Stalling::start();
+    let d = env.spawn_daemon(&[], &["--chat-upstream", &up.base]);
+    d.wait_ready();
+    // A streamed request the upstream answers with one JSON completion: the client gets SSE.
+    let r = d.post(
+        "/v1/chat/completions",
+        &json!({"messages": [{"role": "user", "content": "whole json"}], "stream": true}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let events: Vec<&str> = r.body.lines().filter(|l| l.starts_with("data: ")).collect();
+    assert_eq!(events.len(), 2, "{}", r.body);
+    let chunk: Value = serde_json::from_str(&events[0]["data: ".len()..]).unwrap();
+    assert_eq!(chunk["object"], "chat.completion.chunk", "{}", r.body);
+    assert_eq!(
+        chunk["choices"][0]["delta"]["content"], "whole",
+        "{}",
+        r.body
+    );
+    assert_eq!(events[1], "data: [DONE]");
+    // An error answer of 1 MiB: its status passed on, its body cut to 64 KiB.
+    for stream in [false, true] {
+        let r = d.post(
+            "/v1/chat/completions",
+            &json!({"messages": [{"role": "user", "content": "huge error"}], "stream": stream}),
+        );
+        assert_eq!(r.status, 500, "{}", &r.body[..200.min(r.body.len())]);
+        assert!(r.body.len() <= 64 << 10, "{} bytes", r.body.len());
+        assert!(
+            r.body.starts_with("xxx"),
+            "{}",
+            &r.body[..200.min(r.body.len())]
+        );
+    }
 }

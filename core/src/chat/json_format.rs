@@ -2,10 +2,13 @@
 //! is any JSON object; `json_schema` is a bounded subset of JSON Schema (objects with
 //! `properties` and `required`, arrays with `items`, `minItems`, `maxItems`, strings with
 //! `enum`, `minLength`, `maxLength`, numbers, integers, booleans, null, `enum`, `const`,
-//! `anyOf`/`oneOf`, a list of `type`s). Anything else is refused with the part named, before a
-//! token is generated. Output is compact JSON (at most one space between tokens), so a small
-//! model cannot wander off in whitespace. Required properties come first, in the order of
-//! `required`, then the optional ones by name.
+//! `anyOf`/`oneOf`, a list of `type`s, `additionalProperties` true or false: no key outside
+//! `properties` is ever written). Anything else is refused with the part named, before a
+//! token is generated, and so is a schema whose grammar would be too big to build at once
+//! (more than 1,024 `enum`/`anyOf` choices in all, a bound over 2,000 — llama.cpp's most
+//! repetitions —, more than 16,384 repetitions in all, or 64 KiB of grammar). Output is compact
+//! JSON (at most one space between tokens), so a small model cannot wander off in whitespace.
+//! Required properties come first, in the order of `required`, then the optional ones by name.
 
 use serde_json::{Map, Value};
 
@@ -13,8 +16,42 @@ use serde_json::{Map, Value};
 const MAX_DEPTH: usize = 16;
 /// A schema that needs more rules than this is refused.
 const MAX_RULES: usize = 256;
-/// The longest `maxLength`/`maxItems` bound written into the grammar.
-const MAX_BOUND: u64 = 4096;
+/// The largest `minLength`/`maxLength`/`minItems`/`maxItems`: llama.cpp refuses a repetition
+/// of more than 2,000 (and reads a larger maximum as none).
+const MAX_BOUND: u64 = 2000;
+/// The most `enum` and `anyOf`/`oneOf` choices in one schema, in all (the grammar's build time
+/// grows with the square of its alternatives).
+const MAX_CHOICES: usize = 1024;
+/// The most repetitions (the bounds above, summed) in one schema: llama.cpp makes a rule of each.
+const MAX_REPEATS: u64 = 16_384;
+/// The most bytes of grammar one schema may need.
+const MAX_GRAMMAR: usize = 64 << 10;
+/// The keywords a schema may hold: those followed, and annotations that ask nothing of the reply.
+const KNOWN: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "enum",
+    "const",
+    "anyOf",
+    "oneOf",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$schema",
+    "$id",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
 
 /// Why a `response_format` cannot be followed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -68,6 +105,12 @@ pub fn grammar(response_format: Option<&Value>) -> Result<Option<String>, Format
 #[derive(Default)]
 struct Builder {
     rules: Vec<(String, String)>,
+    /// Bytes of the rules so far.
+    size: usize,
+    /// `enum`/`anyOf`/`oneOf` choices so far.
+    choices: usize,
+    /// Repetitions so far.
+    repeats: u64,
 }
 
 impl Builder {
@@ -75,6 +118,10 @@ impl Builder {
     fn rule(&mut self, body: String, path: &str) -> Result<String, FormatError> {
         if self.rules.len() >= MAX_RULES {
             return Err(unsupported(path, "size (more than 256 rules)"));
+        }
+        self.size += body.len();
+        if self.size > MAX_GRAMMAR {
+            return Err(unsupported(path, "size (more than 64 KiB of grammar)"));
         }
         let name = format!("r{}", self.rules.len());
         self.rules.push((name.clone(), body));
@@ -91,18 +138,8 @@ impl Builder {
             Value::Object(s) => s,
             _ => return Err(unsupported(path, "schema (not an object)")),
         };
-        for key in [
-            "$ref",
-            "allOf",
-            "not",
-            "if",
-            "patternProperties",
-            "pattern",
-            "format",
-        ] {
-            if s.contains_key(key) {
-                return Err(unsupported(path, &format!("`{key}`")));
-            }
+        if let Some(key) = s.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+            return Err(unsupported(path, &format!("`{key}`")));
         }
         if let Some(c) = s.get("const") {
             return Ok(literal(c));
@@ -112,6 +149,7 @@ impl Builder {
                 .as_array()
                 .filter(|a| !a.is_empty())
                 .ok_or_else(|| unsupported(path, "`enum` (not a non-empty list)"))?;
+            self.choose(items.len(), path)?;
             let alts: Vec<String> = items.iter().map(literal).collect();
             return self.rule(alts.join(" | "), path);
         }
@@ -121,6 +159,7 @@ impl Builder {
                     .as_array()
                     .filter(|a| !a.is_empty())
                     .ok_or_else(|| unsupported(path, &format!("`{key}` (not a non-empty list)")))?;
+                self.choose(list.len(), path)?;
                 let mut alts = Vec::new();
                 for (i, sub) in list.iter().enumerate() {
                     alts.push(self.value(sub, &format!("{path}/{key}/{i}"), depth + 1)?);
@@ -145,6 +184,27 @@ impl Builder {
         }
     }
 
+    /// Count `n` more choices, refusing past [`MAX_CHOICES`].
+    fn choose(&mut self, n: usize, path: &str) -> Result<(), FormatError> {
+        self.choices = self.choices.saturating_add(n);
+        if self.choices > MAX_CHOICES {
+            return Err(unsupported(
+                path,
+                "size (more than 1024 enum or anyOf choices)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Count a repetition of up to `n`, refusing past [`MAX_REPEATS`].
+    fn repeat(&mut self, n: u64, path: &str) -> Result<(), FormatError> {
+        self.repeats = self.repeats.saturating_add(n);
+        if self.repeats > MAX_REPEATS {
+            return Err(unsupported(path, "size (more than 16384 repetitions)"));
+        }
+        Ok(())
+    }
+
     fn typed(
         &mut self,
         t: &str,
@@ -159,9 +219,15 @@ impl Builder {
                     Some(max) if max < min => {
                         Err(unsupported(path, "`maxLength` below `minLength`"))
                     }
-                    Some(max) => self.rule(format!(r#""\"" char{{{min},{max}}} "\"""#), path),
+                    Some(max) => {
+                        self.repeat(max, path)?;
+                        self.rule(format!(r#""\"" char{{{min},{max}}} "\"""#), path)
+                    }
                     None if min == 0 => Ok("string".into()),
-                    None => self.rule(format!(r#""\"" char{{{min},}} "\"""#), path),
+                    None => {
+                        self.repeat(min, path)?;
+                        self.rule(format!(r#""\"" char{{{min},}} "\"""#), path)
+                    }
                 }
             }
             "number" => Ok("number".into()),
@@ -189,6 +255,7 @@ impl Builder {
         if max.is_some_and(|m| m < min) {
             return Err(unsupported(path, "`maxItems` below `minItems`"));
         }
+        self.repeat(max.unwrap_or(min), path)?;
         let more = format!(r#"( ws "," ws {item} )"#);
         let body = match (min, max) {
             (_, Some(0)) => r#""[" ws "]""#.to_string(),
@@ -206,8 +273,17 @@ impl Builder {
         path: &str,
         depth: usize,
     ) -> Result<String, FormatError> {
+        // No key outside `properties` is ever written, so true and false are both followed.
+        match s.get("additionalProperties") {
+            None | Some(Value::Bool(_)) => {}
+            Some(_) => return Err(unsupported(path, "`additionalProperties` (a schema)")),
+        }
+        let closed = s.get("additionalProperties") == Some(&Value::Bool(false));
         let Some(props) = s.get("properties") else {
-            return Ok("object".into());
+            if s.contains_key("required") {
+                return Err(unsupported(path, "`required` (without `properties`)"));
+            }
+            return Ok(if closed { r#""{" ws "}""# } else { "object" }.into());
         };
         let props = props
             .as_object()
@@ -287,7 +363,7 @@ fn bound(s: &Map<String, Value>, key: &str, path: &str) -> Result<Option<u64>, F
             .as_u64()
             .filter(|n| *n <= MAX_BOUND)
             .map(Some)
-            .ok_or_else(|| unsupported(path, &format!("`{key}` (not a whole number up to 4096)"))),
+            .ok_or_else(|| unsupported(path, &format!("`{key}` (not a whole number up to 2000)"))),
     }
 }
 
@@ -373,6 +449,67 @@ mod tests {
         assert!(matches!(e, FormatError::Malformed(_)), "{e}");
         let e = grammar(Some(&json!({"type": "json_schema"}))).unwrap_err();
         assert!(matches!(e, FormatError::Malformed(_)), "{e}");
+    }
+
+    /// Keywords the grammar would not follow are refused, not ignored (#33).
+    #[test]
+    fn keywords_not_followed_are_refused() {
+        for (s, part) in [
+            (json!({"type": "integer", "minimum": 1}), "`minimum` at #"),
+            (json!({"type": "number", "maximum": 9}), "`maximum` at #"),
+            (
+                json!({"type": "array", "prefixItems": [{"type": "string"}]}),
+                "`prefixItems` at #",
+            ),
+            (
+                json!({"type": "object", "additionalProperties": {"type": "string"}}),
+                "`additionalProperties` (a schema) at #",
+            ),
+            (json!({"type": "string", "minLength": 2001}), "`minLength`"),
+            (json!({"type": "array", "minItems": 2002}), "`minItems`"),
+        ] {
+            let e = grammar(Some(&schema(s))).unwrap_err().to_string();
+            assert!(e.contains(part), "{e}");
+        }
+        // `additionalProperties: false` is followed: no key outside `properties` is written.
+        let closed = json!({"type": "object", "additionalProperties": false, "title": "t"});
+        let g = grammar(Some(&schema(closed))).unwrap().unwrap();
+        assert!(g.starts_with(r#"root ::= "{" ws "}""#), "{g}");
+        let strict = json!({"type": "object", "properties": {"a": {"type": "string"}},
+            "required": ["a"], "additionalProperties": false});
+        assert!(grammar(Some(&schema(strict))).is_ok());
+    }
+
+    /// A 100k-entry enum is refused at once, not built for a minute (#33); the bounds at their
+    /// largest are built.
+    #[test]
+    fn schemas_too_big_to_build_are_refused() {
+        let many: Vec<String> = (0..100_000).map(|i| format!("choice {i}")).collect();
+        let e = grammar(Some(&schema(json!({"enum": many})))).unwrap_err();
+        assert!(e.to_string().contains("more than 1024"), "{e}");
+        let long: Vec<String> = (0..1000).map(|i| format!("{i:0>100}")).collect();
+        let e = grammar(Some(&schema(json!({"enum": long})))).unwrap_err();
+        assert!(e.to_string().contains("64 KiB"), "{e}");
+        let props: Map<String, Value> = (0..9)
+            .map(|i| {
+                (
+                    format!("p{i}"),
+                    json!({"type": "string", "maxLength": 2000}),
+                )
+            })
+            .collect();
+        let e = grammar(Some(&schema(
+            json!({"type": "object", "properties": props}),
+        )));
+        assert!(e.unwrap_err().to_string().contains("repetitions"));
+        let g = grammar(Some(&schema(json!({"type": "array", "minItems": 2000,
+            "items": {"type": "string", "minLength": 2000, "maxLength": 2000}}))))
+        .unwrap()
+        .unwrap();
+        assert!(
+            g.contains("char{2000,2000}") && g.contains("{1999,}"),
+            "{g}"
+        );
     }
 
     #[test]

@@ -162,7 +162,12 @@ pub fn parse_url(value: &str) -> Option<Option<String>> {
     if v.is_empty() || v.eq_ignore_ascii_case("none") || v.eq_ignore_ascii_case("default") {
         return Some(None);
     }
-    let ok = (v.starts_with("http://") || v.starts_with("https://"))
+    let rest = v
+        .strip_prefix("http://")
+        .or_else(|| v.strip_prefix("https://"));
+    // A host is named (`http://` alone, `http://:8080/v1` name none).
+    let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or_default());
+    let ok = host.is_some_and(|h| !h.is_empty() && !h.starts_with(':') && !h.ends_with('@'))
         && !v.chars().any(|c| c.is_whitespace() || c.is_control());
     ok.then(|| Some(v.trim_end_matches('/').to_string()))
 }
@@ -263,6 +268,17 @@ mod tests {
         assert_eq!(s.get("chat_upstream").unwrap(), "http://127.0.0.1:8080/v1");
         assert!(s.set("chat_upstream", "ftp://x").is_err());
         assert!(s.set("chat_upstream", "http://a b").is_err());
+        // No host: refused when set, not stored and refused at every start (#33).
+        for bad in [
+            "http://",
+            "https://",
+            "http:///v1",
+            "http://:8080/v1",
+            "http://?x",
+        ] {
+            assert!(s.set("chat_upstream", bad).is_err(), "{bad}");
+        }
+        assert_eq!(s.chat_upstream.as_deref(), Some("http://127.0.0.1:8080/v1"));
         s.set("chat_upstream", "none").unwrap();
         assert_eq!(s.chat_upstream, None);
     }

@@ -1,11 +1,14 @@
 //! The `.forgotten.jsonl` archive: records localm dropped on its own (evicted at the cap, decayed,
 //! or superseded by an accepted correction) and records a bulk edit left out, recoverable with
-//! `restore`.
+//! `restore`. At most [`MAX_ARCHIVED`] are kept: past it, the oldest archived goes.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::record::Record;
+
+/// The most records the archive keeps (four times the live cap).
+pub const MAX_ARCHIVED: usize = 1024;
 
 /// Why a record was archived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

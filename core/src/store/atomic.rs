@@ -1,16 +1,51 @@
 //! Atomic file replacement: write a temp file beside the target (created new, 0600, never
 //! through a symlink), fsync it, rename it over the target, fsync the folder. A reader sees the
 //! old file or the new one, never half of either.
+//!
+//! A file that is a symbolic link is written through: the target is the file the link finally
+//! points to ([`resolve`]), its temp file is made beside that, and the link is kept. Replacing the
+//! link itself would leave the old bytes (a forgotten fact, an old token) in what it pointed to.
+//! This is the one rule for every file localm replaces (the store's, `settings.json`,
+//! `api-token`, `jobs.json`); [`remove_through`] removes what a link points to, for the same
+//! reason.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Replace `path` with `bytes` atomically. Files are private to the owner (0600).
+/// Links followed at most, as the kernel does (ELOOP past it).
+const MAX_LINKS: usize = 40;
+
+/// Replace `path` (or, when it is a link, the file it points to) with `bytes` atomically. Files
+/// are private to the owner (0600).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    stage(path, bytes)?.install()?;
-    sync_dir(path)
+    let staged = stage(path, bytes)?;
+    let target = staged.target.clone();
+    staged.install()?;
+    sync_dir(&target)
+}
+
+/// The file a write of `path` replaces: `path`, or when it is a symbolic link the file it points
+/// to in the end (each link read relative to its own folder; the last may not exist yet).
+pub fn resolve(path: &Path) -> io::Result<PathBuf> {
+    let mut at = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = fs::read_link(&at)?;
+                at = match at.parent() {
+                    Some(dir) => dir.join(to),
+                    None => to,
+                };
+            }
+            _ => return Ok(at),
+        }
+    }
+    Err(io::Error::other(format!(
+        "{}: more than {MAX_LINKS} symbolic links in a row",
+        path.display()
+    )))
 }
 
 /// A temp file written and fsynced beside its target, not yet renamed over it. Dropped without
@@ -22,11 +57,13 @@ pub struct Staged {
     installed: bool,
 }
 
-/// Write `bytes` to a fresh temp file beside `path` and fsync it; `path` is not touched yet.
+/// Write `bytes` to a fresh temp file beside `path` (beside its target, when it is a link) and
+/// fsync it; `path` is not touched yet.
 pub fn stage(path: &Path, bytes: &[u8]) -> io::Result<Staged> {
+    let target = resolve(path)?;
     let staged = Staged {
-        tmp: temp_path(path),
-        target: path.to_path_buf(),
+        tmp: temp_path(&target),
+        target,
         installed: false,
     };
     hook::step(Step::Create, &staged.tmp)?;
@@ -65,6 +102,17 @@ pub fn remove_durable(path: &Path) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
     }
+}
+
+/// Remove `path` durably; when it is a symbolic link, the file it points to first, then the
+/// link, so nothing it held stays behind. (Not for names anyone else may plant a link at: a temp
+/// name's leftover is removed with [`remove_durable`], the link alone.)
+pub fn remove_through(path: &Path) -> io::Result<()> {
+    let target = resolve(path)?;
+    if target != path {
+        remove_durable(&target)?;
+    }
+    remove_durable(path)
 }
 
 /// The temp name for one write of `path`: hidden, in the same folder (so rename is atomic), and
@@ -236,6 +284,48 @@ mod tests {
         result.unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"new");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temp left");
+    }
+
+    /// Every file is written through its link: the link stays, what it points to gets the new
+    /// bytes, and no copy of the old ones is left anywhere (#33).
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_file_is_written_and_removed_through_its_link() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let target = elsewhere.path().join("settings.json");
+        fs::write(&target, "old secret").unwrap();
+        // A relative link to a relative link.
+        let middle = dir.path().join("middle");
+        symlink(&target, &middle).unwrap();
+        let path = dir.path().join("f");
+        symlink("middle", &path).unwrap();
+        write_atomic(&path, b"new").unwrap();
+        assert!(
+            fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        assert_eq!(
+            fs::read_dir(elsewhere.path()).unwrap().count(),
+            1,
+            "no temp left"
+        );
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2, "no temp left");
+        // A dangling link gets its target made.
+        fs::remove_file(&target).unwrap();
+        write_atomic(&path, b"again").unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"again");
+        remove_through(&path).unwrap();
+        assert!(!target.exists() && fs::symlink_metadata(&path).is_err());
+        // A loop of links is an error, not a hang.
+        let a = dir.path().join("a");
+        symlink("b", &a).unwrap();
+        symlink("a", dir.path().join("b")).unwrap();
+        assert!(write_atomic(&a, b"x").is_err());
     }
 
     #[test]

@@ -14,7 +14,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ARCHIVE_FILE, CORRECTIONS_FILE, CORRUPT_SUFFIX, RECORDS_FILE, STATE_FILE};
+use super::{
+    ARCHIVE_FILE, CORRECTIONS_FILE, CORRUPT_SUFFIX, RECORDS_FILE, STATE_FILE, VECTORS_FILE,
+};
 use crate::id::Fnv;
 use crate::printable::one_line;
 
@@ -214,10 +216,12 @@ fn is_plain_name(name: &str) -> bool {
         && !name.contains(['/', '\\', '\0'])
 }
 
-/// A file a transaction writes: a JSONL file, its `.corrupt` file, or `state.json`.
+/// A file a transaction writes: a JSONL file, its `.corrupt` file, `state.json`, or
+/// `memory.vec` (the vectors of records a write removed dropped).
 fn is_written_file(name: &str) -> bool {
     let jsonl = [RECORDS_FILE, ARCHIVE_FILE, CORRECTIONS_FILE];
     name == STATE_FILE
+        || name == VECTORS_FILE
         || jsonl
             .iter()
             .any(|f| name == *f || name.strip_suffix(CORRUPT_SUFFIX) == Some(f))
@@ -326,7 +330,7 @@ mod tests {
             }],
             ..pending()
         };
-        for file in ["memosy.jsonl", "memory.vec", ".lock", &"m".repeat(300)] {
+        for file in ["memosy.jsonl", ".lock", &"m".repeat(300)] {
             assert!(
                 matches!(
                     Journal::decode(&named(file).encode()),

@@ -22,7 +22,8 @@
 //! committed one (the new files, whole, in the journal); no fact is ever in neither generation.
 //! An I/O error after the commit point returns `StoreError::Unfinished`: the change stands and
 //! the next write finishes it. `clear` is a transaction of the same kind whose entries remove
-//! files. The vector sidecar is derived data, replaced on its own by `update_vectors`.
+//! files. The vector sidecar is derived data, replaced on its own by `update_vectors`; a write
+//! that removes or rewrites records drops their vectors from it in the same transaction.
 //!
 //! ## Readers: one generation, without the lock
 //!
@@ -159,7 +160,8 @@ impl Snapshot {
         new_id(text, now, &self.taken_ids())
     }
 
-    /// Move `record` to the archive. If its id is still live (a superseded value whose record
+    /// Move `record` to the archive (dropping the oldest archived past
+    /// [`archive::MAX_ARCHIVED`]). If its id is still live (a superseded value whose record
     /// lives on with new text), the archived copy gets an id of its own.
     pub fn archive_record(
         &mut self,
@@ -177,6 +179,9 @@ impl Snapshot {
             archived_at: now,
             reason,
         });
+        // Oldest first in the file: past the cap, the oldest go.
+        let over = self.archive.len().saturating_sub(archive::MAX_ARCHIVED);
+        self.archive.drain(..over);
     }
 }
 
@@ -298,12 +303,39 @@ impl Store {
                 state_bytes(&snap.state),
             );
         }
+        if !entries.iter().any(|e| e.file() == RECORDS_FILE) {
+            // No record changed: every vector is as current as it was.
+        } else if let Some(entry) = self.vectors_of_the_gone(&snap.records)? {
+            entries.push(entry);
+        }
         let generation = self.commit(generation, entries)?;
         Ok(Committed {
             value,
             corrupt_moved: corrupt,
             generation,
         })
+    }
+
+    /// For a write that changed the records: `memory.vec` without the vectors of records that
+    /// are gone or whose text changed (a forgotten fact's vector leaves with it, in the same
+    /// transaction), when it holds any. An unreadable sidecar is left to the next backfill.
+    fn vectors_of_the_gone(&self, live: &[Record]) -> Result<Option<Entry>, StoreError> {
+        let Some(old) = self.read_file(VECTORS_FILE)? else {
+            return Ok(None);
+        };
+        let Ok(mut kept) = vectors::decode(&old) else {
+            return Ok(None);
+        };
+        let current: HashSet<(&str, u64)> = live
+            .iter()
+            .map(|r| (r.id.as_str(), vectors::text_hash(&r.text)))
+            .collect();
+        let before = kept.len();
+        kept.retain(|e| current.contains(&(e.id.as_str(), e.text_hash)));
+        Ok((kept.len() != before).then(|| Entry::Write {
+            file: VECTORS_FILE.to_string(),
+            bytes: vectors::encode(&kept),
+        }))
     }
 
     /// The vector sidecar. Missing reads as empty; an unreadable one is an error the caller may
@@ -642,7 +674,7 @@ impl Store {
                     Ok(now) if now == *bytes => Ok(()),
                     _ => atomic::write_atomic(&path, bytes),
                 },
-                Entry::Remove { .. } => atomic::remove_durable(&path),
+                Entry::Remove { .. } => atomic::remove_through(&path),
             };
             result.map_err(|e| (path, e))?;
         }

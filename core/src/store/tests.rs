@@ -431,3 +431,20 @@ fn a_reader_racing_a_writer_sees_each_fact_once() {
         }
     });
 }
+
+/// The archive keeps the newest `MAX_ARCHIVED` (#33: 40 bulk saves left 9,763).
+#[test]
+fn the_archive_keeps_the_newest_up_to_its_cap() {
+    let mut snap = Snapshot::default();
+    for i in 0..archive::MAX_ARCHIVED + 10 {
+        snap.archive_record(
+            rec(&format!("{i:08x}"), &format!("Fact {i}")),
+            ArchiveReason::BulkEdit,
+            now(),
+        );
+    }
+    assert_eq!(snap.archive.len(), archive::MAX_ARCHIVED);
+    assert_eq!(snap.archive[0].record.text, "Fact 10");
+    let last = format!("Fact {}", archive::MAX_ARCHIVED + 9);
+    assert_eq!(snap.archive.last().unwrap().record.text, last);
+}

@@ -4,21 +4,33 @@
 //! stream, line by line, so no reply is cut off for taking long; `<base>/models` is asked for
 //! the model list. The bearer token (`LOCALM_CHAT_UPSTREAM_KEY`), when there is one, goes with
 //! each request.
+//!
+//! Each request reads on a thread of its own, never the runtime's blocking pool (which the
+//! memory API needs), and at most [`RELAYS`] are in flight at once ([`Relays`]); the
+//! [`InFlight`] a request hands back interrupts its read when dropped (the client left, the
+//! relay gave up on a silent upstream), so a stalled upstream holds nothing past its caller.
 
 use std::io::BufRead;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 
 /// How long connecting to the upstream may take (it is down, else).
 const CONNECT: Duration = Duration::from_secs(10);
 /// How long an upstream may take to start its answer (a CPU server on a long prompt is slow).
-const START: Duration = Duration::from_secs(600);
-/// How long the model list may take.
+pub const START: Duration = Duration::from_secs(600);
+/// How long an upstream that has started its reply may then stay silent (it is stalled, else).
+pub const IDLE: Duration = Duration::from_secs(120);
+/// How long the model list may take, whole.
 const MODELS: Duration = Duration::from_secs(10);
 /// The most of one answer read.
 const MAX_REPLY: u64 = 64 << 20;
+/// The most of an upstream's error answer passed on (the rest is dropped unread).
+pub const MAX_ERROR: usize = 64 << 10;
+/// Requests to the upstream in flight at once; past it, a 503.
+pub const RELAYS: usize = 32;
 
 /// What the upstream says, in order: its head once, then its lines, or why it failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,13 +44,65 @@ pub enum Said {
     Failed(String),
 }
 
-fn agent(start: Duration) -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_connect(Some(CONNECT))
-        .timeout_recv_response(Some(start))
-        .build()
-        .into()
+/// The cap on requests in flight to the upstream, each on a thread of its own holding one
+/// permit until it ends.
+#[derive(Debug, Clone)]
+pub struct Relays(Arc<Semaphore>);
+
+impl Default for Relays {
+    fn default() -> Relays {
+        Relays(Arc::new(Semaphore::new(RELAYS)))
+    }
+}
+
+/// Every permit is taken: the request is refused (503), not queued behind stalled ones.
+#[derive(Debug, thiserror::Error)]
+#[error("{RELAYS} requests to the chat upstream are already in flight; try again when one ends")]
+pub struct Busy;
+
+impl Relays {
+    /// Run `work` on a new thread holding a permit, or refuse when none is free.
+    fn run(&self, work: impl FnOnce() + Send + 'static) -> Result<(), Busy> {
+        let permit: OwnedSemaphorePermit =
+            Arc::clone(&self.0).try_acquire_owned().map_err(|_| Busy)?;
+        std::thread::Builder::new()
+            .name("localm-upstream".into())
+            .spawn(move || {
+                work();
+                drop(permit);
+            })
+            .map(drop)
+            .map_err(|e| {
+                tracing::warn!("chat upstream: no thread for the request: {e}");
+                Busy
+            })
+    }
+}
+
+/// A request in flight upstream. Dropping it shuts its connection down, which ends the
+/// thread's blocking read at once.
+#[derive(Debug)]
+pub struct InFlight(Option<ureq::Agent>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Some(agent) = self.0.take() {
+            agent.shutdown();
+        }
+    }
+}
+
+type Config = ureq::config::ConfigBuilder<ureq::typestate::AgentScope>;
+
+/// An agent for one request (its own, so shutting it down touches nothing else).
+fn agent(configure: impl FnOnce(Config) -> Config) -> ureq::Agent {
+    configure(
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(CONNECT)),
+    )
+    .build()
+    .into()
 }
 
 /// The server chat replies come from.
@@ -59,12 +123,25 @@ impl Upstream {
     }
 }
 
-/// POST `body` to `<base>/chat/completions` and send what the upstream says to `tx` as it
-/// arrives; stops reading once `tx` is closed (the client left). Blocking.
-pub fn forward(up: &Upstream, body: &Value, tx: &mpsc::Sender<Said>) {
+/// POST `body` to `<base>/chat/completions` on a thread of its own and send what the upstream
+/// says to `tx` as it arrives. The thread stops at its next line once `tx` is closed, and at
+/// once when the returned [`InFlight`] is dropped.
+pub fn forward(
+    relays: &Relays,
+    up: &Upstream,
+    body: Value,
+    tx: mpsc::Sender<Said>,
+) -> Result<InFlight, Busy> {
+    let agent = agent(|c| c.timeout_recv_response(Some(START)));
+    let (up, shared) = (up.clone(), agent.clone());
+    relays.run(move || read_reply(&shared, &up, &body, &tx))?;
+    Ok(InFlight(Some(agent)))
+}
+
+fn read_reply(agent: &ureq::Agent, up: &Upstream, body: &Value, tx: &mpsc::Sender<Said>) {
     let base = &up.base;
     let req = up.with_key(
-        agent(START)
+        agent
             .post(format!("{base}/chat/completions"))
             .header("content-type", "application/json"),
     );
@@ -120,13 +197,29 @@ pub enum ModelsError {
     },
     #[error("{base}/models sent no model list")]
     NoList { base: String },
+    #[error("{}", Busy)]
+    Busy,
 }
 
-/// `GET <base>/models`: the upstream's model objects, as it sends them. Blocking.
-pub fn models(up: &Upstream) -> Result<Vec<Value>, ModelsError> {
+/// `GET <base>/models` on a thread of its own (at most [`MODELS`] in all): the upstream's
+/// model objects, as it sends them.
+pub async fn models(relays: &Relays, up: &Upstream) -> Result<Vec<Value>, ModelsError> {
+    let agent = agent(|c| c.timeout_global(Some(MODELS)));
+    let (up, shared) = (up.clone(), agent.clone());
+    let (tx, rx) = oneshot::channel();
+    relays
+        .run(move || {
+            let _ = tx.send(list_models(&shared, &up));
+        })
+        .map_err(|_| ModelsError::Busy)?;
+    let _stop = InFlight(Some(agent));
+    rx.await.unwrap_or(Err(ModelsError::Busy))
+}
+
+fn list_models(agent: &ureq::Agent, up: &Upstream) -> Result<Vec<Value>, ModelsError> {
     let base = || up.base.clone();
     let mut resp = up
-        .with_key(agent(MODELS).get(format!("{}/models", up.base)))
+        .with_key(agent.get(format!("{}/models", up.base)))
         .call()
         .map_err(|source| ModelsError::Unreachable {
             base: base(),
@@ -203,13 +296,11 @@ mod tests {
             base: "http://127.0.0.1:9/v1".into(),
             key: None,
         };
-        let up = down.clone();
-        let t = tokio::task::spawn_blocking(move || {
-            forward(&up, &Value::Null, &tx);
-        });
+        let relays = Relays::default();
+        let call = forward(&relays, &down, Value::Null, tx).unwrap();
         assert!(matches!(rx.recv().await, Some(Said::Failed(_))));
-        t.await.unwrap();
-        let err = models(&down).unwrap_err();
+        drop(call);
+        let err = models(&relays, &down).await.unwrap_err();
         assert!(matches!(err, ModelsError::Unreachable { .. }), "{err}");
         assert!(
             err.to_string().starts_with("http://127.0.0.1:9/v1: "),

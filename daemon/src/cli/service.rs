@@ -93,6 +93,25 @@ impl Launch {
         }
         args
     }
+
+    /// Refuse a word a service file cannot hold: a line break (or another control character)
+    /// in the data dir or the binary's path would end the unit's line and start another.
+    fn check(&self) -> Result<(), String> {
+        let words = [
+            self.exe.display().to_string(),
+            self.data_dir.display().to_string(),
+        ];
+        match words
+            .into_iter()
+            .chain(self.daemon_args())
+            .find(|w| w.chars().any(char::is_control))
+        {
+            Some(w) => Err(format!(
+                "{w:?} holds a line break or another control character, which a service file                  cannot hold; use a data dir (and binary path) without one"
+            )),
+            None => Ok(()),
+        }
+    }
 }
 
 pub fn run(cmd: ServiceCommand, data_dir: Option<&Path>) -> anyhow::Result<()> {
@@ -147,6 +166,7 @@ fn install(args: InstallArgs, data_dir: PathBuf) -> anyhow::Result<()> {
         listen: args.listen,
         chat_upstream: args.chat_upstream,
     };
+    launch.check().map_err(|why| coded(Code::Usage, why))?;
     let home = dirs::home_dir().context("HOME is not set")?;
     let text = match platform {
         Platform::Systemd => unit(&launch),
@@ -570,6 +590,19 @@ mod tests {
         );
         assert_eq!(build_folder(Path::new("/home/me/.cargo/bin/localm")), None);
         assert_eq!(build_folder(Path::new("/usr/bin/localm")), None);
+    }
+
+    /// A newline in the data dir cannot add lines to the unit (#33): it is refused.
+    #[test]
+    fn a_line_break_in_a_word_is_refused() {
+        let mut l = launch(false);
+        assert_eq!(l.check(), Ok(()));
+        l.data_dir = PathBuf::from("/data/x\nExecStartPre=/bin/evil");
+        let e = l.check().unwrap_err();
+        assert!(e.contains("line break"), "{e}");
+        l.data_dir = PathBuf::from("/data/x");
+        l.exe = PathBuf::from("/opt/l\r/localm");
+        assert!(l.check().is_err());
     }
 
     #[test]

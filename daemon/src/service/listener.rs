@@ -1,11 +1,11 @@
 //! Serving a listener so that no client can starve the owner: each connection is HTTP/1.1 on
 //! hyper with a header-read timeout and a body deadline, under a cap that belongs to its
-//! listener (the control socket and the loopback listener each have their own, so TCP clients
-//! cannot use up the socket's). On the loopback listener a connection over the cap gets a 503 and
-//! is closed at once. On the control socket, where every client is the owner, a new connection
-//! over the cap takes the place of the connection that has been reading a request the longest
-//! (stalled in its head or body, or idle between requests), so stalled clients can never hold
-//! every slot; only when every slot is answering a request does it get the 503. Shutdown stops
+//! listener (the control socket and the TCP listener each have their own, so TCP clients
+//! cannot use up the socket's). On both, a new connection over the cap takes the place of the
+//! connection that has been reading a request the longest (stalled in its head or body, or idle
+//! between requests: on TCP, connections without the token that hold their slot), so idle or
+//! stalled clients can never hold every slot; only when every slot is answering a request does
+//! the new one get a 503, and is closed at once. Shutdown stops
 //! accepting, lets each connection finish the request it is serving, and closes the idle ones.
 //!
 //! Reading a request is bounded, answering one is not. One hyper timer covers both the request
@@ -103,13 +103,15 @@ impl Limits {
         }
     }
 
-    /// The loopback listener's rules: past the cap, a 503.
+    /// The TCP listener's rules: past the cap, the longest-reading connection makes room too.
+    /// Its clients need not send the token to open a connection: without this, idle ones
+    /// would turn every token holder away.
     pub fn loopback(&self) -> Rules {
         Rules {
             cap: self.tcp,
             header_read: self.header_read,
             body_read: self.body_read,
-            reclaim: false,
+            reclaim: true,
         }
     }
 }

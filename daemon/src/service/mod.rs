@@ -115,9 +115,14 @@ async fn serve(opts: DaemonOptions, limits: Limits, instance: Instance) -> anyho
         .map_err(|e| coded(Code::Usage, e.to_string()))?;
     if let Some(addr) = listen {
         if !addr.ip().is_loopback() {
+            let besides = if addr.ip().is_unspecified() {
+                "any address of this machine"
+            } else {
+                "the address"
+            };
             tracing::warn!(
                 "listening on {addr}, which other machines may reach: every request must send \
-                 the token; Host names allowed besides the address: localhost{}",
+                 the token; Host names allowed besides {besides}: localhost{}",
                 settings
                     .allowed_hosts
                     .iter()
@@ -129,8 +134,14 @@ async fn serve(opts: DaemonOptions, limits: Limits, instance: Instance) -> anyho
         let l = TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
+        // `localm open` logs a browser in on a loopback listener only.
+        let browser = if addr.ip().is_loopback() {
+            "`localm open` logs a browser in"
+        } else {
+            "every request must send it"
+        };
         tracing::info!(
-            "also listening on http://{} (token in {}; `localm open` logs a browser in)",
+            "also listening on http://{} (token in {}; {browser})",
             l.local_addr()?,
             token::path(&opts.data_dir).display()
         );

@@ -40,6 +40,8 @@ pub struct Shared {
     pub chat: ChatWorker,
     /// What the environment says of the chat path (the relay's keep-alive, the upstream's key).
     pub chat_env: ChatEnv,
+    /// The cap on requests in flight to the chat upstream, each on a thread of its own.
+    pub relays: crate::chat::upstream::Relays,
     /// Permits for store writes on the blocking pool ([`WRITERS`]).
     pub writers: tokio::sync::Semaphore,
     pub started: Instant,
@@ -70,6 +72,7 @@ impl Shared {
             recall: RecallCache::default(),
             chat: ChatWorker::new(passes.exe().to_path_buf(), chat_env.idle),
             chat_env,
+            relays: crate::chat::upstream::Relays::default(),
             passes,
             writers: tokio::sync::Semaphore::new(WRITERS),
             started: Instant::now(),

@@ -9,7 +9,10 @@
 //!
 //! A listener on a non-loopback address (opted into with `--listen` or the `listen` setting, for
 //! apps in containers) serves only requests with the bearer token, and answers to its address,
-//! `localhost` and the `allowed_hosts` names (e.g. `host.docker.internal`).
+//! `localhost` and the `allowed_hosts` names (e.g. `host.docker.internal`). Bound to every
+//! address (`0.0.0.0`, `::`), it also answers to any IP address on its port (`127.0.0.1:P`,
+//! `[::1]:P`, the machine's own): a Host that is an address cannot come from DNS rebinding, and the
+//! token is needed all the same.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -45,16 +48,29 @@ pub struct TcpGuard {
     /// Bound to a non-loopback address: every request needs the bearer token (no browser
     /// login: the cookie and page key are for a listener only this machine reaches).
     exposed: bool,
+    /// Bound to every address: the port any IP address on it is served under.
+    any_address: Option<u16>,
 }
 
 impl TcpGuard {
     pub fn new(token: token::Live, addr: SocketAddr, logins: Arc<Logins>) -> TcpGuard {
         let port = addr.port();
+        let mut hosts = vec![addr.to_string(), format!("localhost:{port}")];
+        let any_address = addr.ip().is_unspecified().then_some(port);
+        if any_address.is_some() {
+            hosts = vec![
+                format!("127.0.0.1:{port}"),
+                format!("[::1]:{port}"),
+                format!("localhost:{port}"),
+                format!("this machine's addresses on port {port}"),
+            ];
+        }
         TcpGuard {
             token,
-            hosts: vec![addr.to_string(), format!("localhost:{port}")],
+            hosts,
             logins,
             exposed: !addr.ip().is_loopback(),
+            any_address,
         }
     }
 
@@ -73,7 +89,12 @@ impl TcpGuard {
         headers
             .get(header::HOST)
             .and_then(|v| v.to_str().ok())
-            .is_some_and(|h| self.hosts.iter().any(|a| a.eq_ignore_ascii_case(h)))
+            .is_some_and(|h| {
+                self.hosts.iter().any(|a| a.eq_ignore_ascii_case(h))
+                    || self
+                        .any_address
+                        .is_some_and(|port| h.parse::<SocketAddr>().is_ok_and(|a| a.port() == port))
+            })
     }
 
     fn origin_ok(&self, origin: &str) -> bool {
@@ -85,10 +106,14 @@ impl TcpGuard {
     }
 
     fn caller(&self, headers: &HeaderMap) -> Option<Caller> {
+        // The scheme's name is case-insensitive (RFC 9110 §11.1).
         let bearer = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
+            .and_then(|v| {
+                let (scheme, token) = v.split_once(' ')?;
+                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+            });
         if bearer.is_some_and(|b| self.token.matches(b)) {
             return Some(Caller::Program);
         }
@@ -330,6 +355,42 @@ mod tests {
         assert!(!host("host.docker.internal:8766"));
         assert!(!host("evil.example:8765"));
         assert!(!guard().exposed);
+        // Bound to every address: this machine's addresses name it too (#33), on its port only.
+        for ours in [
+            "127.0.0.1:8765",
+            "[::1]:8765",
+            "192.168.1.20:8765",
+            "[fe80::1]:8765",
+        ] {
+            assert!(host(ours), "{ours}");
+        }
+        assert!(!host("127.0.0.1:8766") && !host("[::1]:80") && !host("127.0.0.1"));
+        // Bound to one address, only that one.
+        let one = TcpGuard::new(
+            "tok".into(),
+            "192.168.1.20:8765".parse().unwrap(),
+            Arc::new(Logins::default()),
+        );
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, "10.0.0.1:8765".parse().unwrap());
+        assert!(!one.host_ok(&h));
+    }
+
+    /// The scheme's name in any case (#33); the token itself exactly.
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive() {
+        let g = guard();
+        let caller = |v: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(header::AUTHORIZATION, v.parse().unwrap());
+            g.caller(&h)
+        };
+        for ok in ["Bearer tok", "bearer tok", "BEARER tok"] {
+            assert_eq!(caller(ok), Some(Caller::Program), "{ok}");
+        }
+        for bad in ["Bearer TOK", "Basic tok", "Bearertok", "tok"] {
+            assert_eq!(caller(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -56,8 +56,8 @@ pub async fn models(State(s): State<Arc<Shared>>) -> Response {
         .into_iter()
         .collect();
     if let Some(up) = upstream(&s) {
-        match tokio::task::spawn_blocking(move || upstream::models(&up)).await {
-            Ok(Ok(theirs)) => {
+        match upstream::models(&s.relays, &up).await {
+            Ok(theirs) => {
                 let ours: Vec<Value> = std::mem::take(&mut data);
                 data = theirs;
                 for m in ours {
@@ -66,14 +66,13 @@ pub async fn models(State(s): State<Arc<Shared>>) -> Response {
                     }
                 }
             }
-            Ok(Err(e)) if data.is_empty() => {
+            Err(e) if data.is_empty() => {
                 return error(
                     StatusCode::BAD_GATEWAY,
                     "upstream_unreachable",
                     format!("the chat upstream did not list its models ({e}); check chat_upstream"),
                 );
             }
-            Ok(Err(e)) => tracing::warn!("chat upstream: {e}"),
             Err(e) => tracing::warn!("chat upstream: {e}"),
         }
     }

@@ -2,9 +2,13 @@
 //! block in its system message, `chat::forwarded`), always streamed. A streamed reply is passed
 //! back line by line by a pump task the chat path owns, with `: keep-alive` comments while the
 //! upstream is silent; a whole one is folded from the stream (`chat::accumulate`). The turn is
-//! logged once a reply arrived whole; an upstream that is down is a clear 502.
+//! logged once a reply arrived whole; an upstream that is down is a clear 502. The request's
+//! [`InFlight`] lives as long as the answer does: when the client leaves, or the upstream stays
+//! silent past `upstream::START` before its first line or `upstream::IDLE` after one, it is
+//! dropped, which ends the upstream read.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::Json;
 use axum::body::{Body, Bytes};
@@ -17,8 +21,24 @@ use super::openai::{DONE, error, error_body, sse};
 use super::{Prepared, channel_body, sse_response, turn_log, with_header};
 use crate::chat::accumulate::Accumulator;
 use crate::chat::forwarded;
-use crate::chat::upstream::{self, Said, Upstream};
+use crate::chat::upstream::{self, InFlight, Said, Upstream};
 use crate::service::state::Shared;
+
+/// How long the upstream may now stay silent: until its first line, `START`; after, `IDLE`.
+fn patience(lines: bool) -> Duration {
+    if lines {
+        upstream::IDLE
+    } else {
+        upstream::START
+    }
+}
+
+fn silent(limit: Duration) -> String {
+    format!(
+        "the chat upstream sent nothing for {} s; gave up on it",
+        limit.as_secs()
+    )
+}
 
 fn unreachable(why: &str) -> Response {
     error(
@@ -37,11 +57,21 @@ pub(super) async fn forward(
 ) -> Response {
     let sent = forwarded::body(original, &p.block);
     let (tx, mut rx) = mpsc::channel::<Said>(64);
-    let reader = tokio::task::spawn_blocking(move || upstream::forward(&up, &sent, &tx));
-    drop(reader);
     let header = p.header.clone();
+    let call = match upstream::forward(&s.relays, &up, sent, tx) {
+        Ok(call) => call,
+        Err(e) => {
+            tracing::warn!("chat upstream: {e}");
+            let busy = error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "upstream_busy",
+                e.to_string(),
+            );
+            return with_header(busy, &header);
+        }
+    };
     if !p.req.stream {
-        return with_header(whole(&s, &p, rx).await, &header);
+        return with_header(whole(&s, &p, (call, rx)).await, &header);
     }
     // Wait a moment for the head, so an upstream's refusal keeps its status.
     let first = match tokio::time::timeout(s.chat_env.keepalive, rx.recv()).await {
@@ -61,19 +91,34 @@ pub(super) async fn forward(
     };
     let (out, body_rx) = mpsc::channel::<Bytes>(64);
     let shared = Arc::clone(&s);
-    s.chat.tasks.spawn(pump(shared, p, first, rx, out));
+    s.chat.tasks.spawn(pump(shared, p, first, (call, rx), out));
     with_header(sse_response(channel_body(body_rx)), &header)
 }
 
-/// An upstream's non-2xx answer, passed back with its status and body.
-async fn passed(status: u16, content_type: &str, rx: &mut mpsc::Receiver<Said>) -> Response {
+/// The first [`upstream::MAX_ERROR`] bytes of an upstream's error answer (the rest is not
+/// read), waiting no longer than [`upstream::IDLE`] for each line.
+async fn error_text(rx: &mut mpsc::Receiver<Said>) -> String {
     let mut body = String::new();
-    while let Some(said) = rx.recv().await {
+    while let Ok(Some(said)) = tokio::time::timeout(upstream::IDLE, rx.recv()).await {
         if let Said::Line(l) = said {
             body.push_str(&l);
             body.push('\n');
+            if body.len() >= upstream::MAX_ERROR {
+                let mut end = upstream::MAX_ERROR;
+                while !body.is_char_boundary(end) {
+                    end -= 1;
+                }
+                body.truncate(end);
+                break;
+            }
         }
     }
+    body
+}
+
+/// An upstream's non-2xx answer, passed back with its status and (at most 64 KiB of) its body.
+async fn passed(status: u16, content_type: &str, rx: &mut mpsc::Receiver<Said>) -> Response {
+    let body = error_text(rx).await;
     let mut resp = Response::new(Body::from(body));
     *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
     if let Ok(v) = HeaderValue::from_str(content_type) {
@@ -84,7 +129,11 @@ async fn passed(status: u16, content_type: &str, rx: &mut mpsc::Receiver<Said>) 
 
 /// A whole reply: the upstream's stream folded into one completion (or its whole answer, if
 /// it sent one anyway), the turn logged, then the answer.
-async fn whole(s: &Arc<Shared>, p: &Prepared, mut rx: mpsc::Receiver<Said>) -> Response {
+async fn whole(
+    s: &Arc<Shared>,
+    p: &Prepared,
+    (_call, mut rx): (InFlight, mpsc::Receiver<Said>),
+) -> Response {
     let (status, content_type) = match rx.recv().await {
         Some(Said::Head {
             status,
@@ -103,7 +152,18 @@ async fn whole(s: &Arc<Shared>, p: &Prepared, mut rx: mpsc::Receiver<Said>) -> R
     let mut acc = Accumulator::default();
     let mut raw = String::new();
     let mut done = !streamed;
-    while let Some(said) = rx.recv().await {
+    let mut lines = false;
+    loop {
+        let limit = patience(lines);
+        let said = match tokio::time::timeout(limit, rx.recv()).await {
+            Ok(Some(said)) => said,
+            Ok(None) => break,
+            Err(_) => {
+                tracing::warn!("chat upstream: {}", silent(limit));
+                return error(StatusCode::BAD_GATEWAY, "upstream_failed", silent(limit));
+            }
+        };
+        lines = true;
         match said {
             Said::Line(l) if streamed => {
                 if upstream::is_done(&l) {
@@ -156,16 +216,95 @@ async fn whole(s: &Arc<Shared>, p: &Prepared, mut rx: mpsc::Receiver<Said>) -> R
     Json(answer).into_response()
 }
 
+/// An upstream's whole (non-SSE) answer to a streamed request: read to its end (waiting no
+/// longer than `upstream::IDLE` for a line), then sent as one `chat.completion.chunk` and
+/// `[DONE]`, the turn logged; anything but a JSON object is the client's error event.
+async fn whole_as_stream(
+    s: &Arc<Shared>,
+    p: &Prepared,
+    rx: &mut mpsc::Receiver<Said>,
+    out: &mpsc::Sender<Bytes>,
+) {
+    let mut raw = String::new();
+    let mut broke = None;
+    loop {
+        match tokio::time::timeout(upstream::IDLE, rx.recv()).await {
+            Ok(Some(Said::Line(l))) => {
+                raw.push_str(&l);
+                raw.push('\n');
+            }
+            Ok(Some(Said::Head { .. })) => {}
+            Ok(Some(Said::Failed(e))) => {
+                broke = Some(e);
+                break;
+            }
+            Ok(None) => break,
+            Err(_) => {
+                broke = Some(silent(upstream::IDLE));
+                break;
+            }
+        }
+    }
+    let chunk = match (broke, serde_json::from_str::<Value>(&raw)) {
+        (None, Ok(whole)) if whole.is_object() => as_chunk(whole),
+        (Some(e), _) => return fail_stream(out, &e).await,
+        _ => {
+            let e = "the chat upstream answered a streamed request with neither a stream nor a JSON completion";
+            return fail_stream(out, e).await;
+        }
+    };
+    let text = chunk["choices"][0]["delta"]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    if out.send(sse(&chunk).into()).await.is_err() {
+        return;
+    }
+    turn_log::log_turn(s, p, &text).await;
+    let _ = out.send(Bytes::from_static(DONE)).await;
+}
+
+async fn fail_stream(out: &mpsc::Sender<Bytes>, e: &str) {
+    tracing::warn!("chat upstream: {e}");
+    let _ = out
+        .send(sse(&error_body(true, "upstream_failed", e)).into())
+        .await;
+}
+
+/// A whole `chat.completion` as the one chunk of a stream: each choice's `message` is its
+/// `delta` (tool calls numbered by `index`).
+fn as_chunk(mut whole: Value) -> Value {
+    whole["object"] = "chat.completion.chunk".into();
+    if let Some(choices) = whole.get_mut("choices").and_then(Value::as_array_mut) {
+        for choice in choices.iter_mut().filter_map(Value::as_object_mut) {
+            let mut delta = choice
+                .remove("message")
+                .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+            if let Some(calls) = delta.get_mut("tool_calls").and_then(Value::as_array_mut) {
+                for (i, call) in calls.iter_mut().enumerate() {
+                    if let Some(call) = call.as_object_mut() {
+                        call.insert("index".into(), i.into());
+                    }
+                }
+            }
+            choice.insert("delta".into(), delta);
+        }
+    }
+    whole
+}
+
 /// The SSE pump: the upstream's lines as they come, `: keep-alive` while it is silent, the turn
 /// logged once its `[DONE]` arrived, then `[DONE]` (so a client that saw the end finds it).
 async fn pump(
     s: Arc<Shared>,
     p: Prepared,
     mut first: Option<Said>,
-    mut rx: mpsc::Receiver<Said>,
+    (_call, mut rx): (InFlight, mpsc::Receiver<Said>),
     out: mpsc::Sender<Bytes>,
 ) {
     let every = s.chat_env.keepalive;
+    // When the upstream last said something, and whether it has sent a line yet.
+    let (mut heard, mut lines) = (Instant::now(), false);
     let mut text = String::new();
     // Whether the client's stream is between events (a comment there needs its own blank line).
     let mut between = true;
@@ -176,6 +315,14 @@ async fn pump(
             Some(s) => Some(s),
             None => match tokio::time::timeout(every, rx.recv()).await {
                 Ok(s) => s,
+                Err(_) if heard.elapsed() >= patience(lines) => {
+                    let e = silent(patience(lines));
+                    tracing::warn!("chat upstream: {e}");
+                    let _ = out
+                        .send(sse(&error_body(true, "upstream_failed", &e)).into())
+                        .await;
+                    return;
+                }
                 Err(_) => {
                     let comment: &'static [u8] = if between {
                         b": keep-alive\n\n"
@@ -205,12 +352,19 @@ async fn pump(
                     .await;
                 return;
             }
-            Some(Said::Head { status, .. }) if (200..300).contains(&status) => continue,
-            Some(Said::Head { status, .. }) => {
-                let mut why = String::new();
-                while let Some(Said::Line(l)) = rx.recv().await {
-                    why.push_str(&l);
+            Some(Said::Head {
+                status,
+                content_type,
+            }) if (200..300).contains(&status) => {
+                if content_type.starts_with("text/event-stream") {
+                    continue;
                 }
+                // A whole answer to a streamed request: passed on as one chunk, not verbatim.
+                whole_as_stream(&s, &p, &mut rx, &out).await;
+                return;
+            }
+            Some(Said::Head { status, .. }) => {
+                let why = error_text(&mut rx).await.replace('\n', "");
                 let message = format!("the chat upstream answered {status}: {why}");
                 let _ = out
                     .send(sse(&error_body(true, "upstream_failed", &message)).into())
@@ -226,6 +380,7 @@ async fn pump(
             }
             Some(Said::Line(l)) => l,
         };
+        (heard, lines) = (Instant::now(), true);
         if upstream::is_done(&line) {
             turn_log::log_turn(&s, &p, &text).await;
             let _ = out.send(Bytes::from_static(DONE)).await;
@@ -244,5 +399,25 @@ async fn pump(
         if out.send(Bytes::from(format!("{line}\n"))).await.is_err() {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_whole_answer_becomes_one_chunk() {
+        let whole = json!({"id": "c1", "object": "chat.completion", "choices": [{"index": 0,
+            "message": {"role": "assistant", "content": "hi", "tool_calls": [{"id": "t"}]},
+            "finish_reason": "stop"}]});
+        let c = as_chunk(whole);
+        assert_eq!(c["object"], "chat.completion.chunk");
+        assert_eq!(c["choices"][0]["delta"]["content"], "hi");
+        assert_eq!(c["choices"][0]["delta"]["tool_calls"][0]["index"], 0);
+        assert_eq!(c["choices"][0]["finish_reason"], "stop");
+        assert!(c["choices"][0].get("message").is_none());
     }
 }
