@@ -19,9 +19,9 @@ use chrono::{DateTime, Utc};
 use super::lexicon::{
     ADVERBS, AND_OPENINGS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER,
     FIRST_PERSON, FUTURE, INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE,
-    NOT_FACTUAL, NOT_REFERENTS, NOW, PASSING, POINTING, POINTING_SUBJECT, PREPOSITIONS,
-    QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS, SECOND_PERSON,
-    SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS, TRAILING, VAGUE,
+    NOT_FACTUAL, NOT_REFERENTS, NOW, OBLIGATIONS, PASSING, POINTING, POINTING_SUBJECT,
+    PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS,
+    SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS, TRAILING, VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
 use super::{answer, elsewhere};
@@ -137,6 +137,21 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
             };
             let c = match c {
                 Ok(c) => c,
+                // "I adopted a cat, her name is Mochi", "a playlist I created, called Summer
+                // Vibes": a name for what the clause before spoke of is one fact with it.
+                Err(_)
+                    if !asks
+                        && names_the_thing_before(&clause)
+                        && join_before(&mut out, at, &clause) =>
+                {
+                    verdict(
+                        &mut out,
+                        &clause,
+                        Err(Dropped::by(Rule::WithTheClauseBefore)),
+                    );
+                    before = Some(clause);
+                    continue;
+                }
                 Err(why) => {
                     // "Can you find a case for my iPhone 13 Pro?" asks, and says what the
                     // user has.
@@ -220,7 +235,7 @@ fn join_before(out: &mut [Verdict], at: usize, clause: &str) -> bool {
     let and = if clause
         .split_whitespace()
         .next()
-        .is_some_and(|w| bare(w) == "and")
+        .is_some_and(|w| matches!(bare(w).as_str(), "and" | "called" | "named"))
     {
         ""
     } else {
@@ -229,6 +244,39 @@ fn join_before(out: &mut [Verdict], at: usize, clause: &str) -> bool {
     d.clause = format!("{}, {and}{clause}", d.clause.trim_end_matches([',', '.']));
     d.quote = format!("{}, {clause}", d.quote.trim_end_matches([',', '.']));
     true
+}
+
+/// Whether `clause` gives a name to something of the clause before: it opens with a pronoun
+/// for it or with "called"/"named", and holds a capitalised word or a number ("her name is
+/// Mochi", "called Summer Vibes", "it's a 2019 Civic").
+fn names_the_thing_before(clause: &str) -> bool {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let opens = words.first().is_some_and(|w| {
+        matches!(
+            bare(w).as_str(),
+            "her"
+                | "his"
+                | "its"
+                | "their"
+                | "she"
+                | "he"
+                | "it"
+                | "it's"
+                | "she's"
+                | "he's"
+                | "they"
+                | "they're"
+                | "called"
+                | "named"
+        )
+    });
+    opens
+        && words.iter().skip(1).any(|w| {
+            let w = bare_case(w);
+            w != "I"
+                && (w.chars().next().is_some_and(char::is_uppercase)
+                    || w.chars().any(|c| c.is_ascii_digit()))
+        })
 }
 
 /// Words that end a possession's name ("my iPhone 13 Pro for work").
@@ -273,10 +321,14 @@ fn possession(clause: &str) -> Option<String> {
         return None;
     }
     let thing = name.join(" ");
-    let vowel = thing
-        .chars()
-        .next()
-        .is_some_and(|c| "aeiouAEIOU".contains(c));
+    // "an iPhone", "a UK passport", "an MBA".
+    let first = name[0];
+    let acronym = first.chars().count() > 1 && first.chars().all(|c| c.is_ascii_uppercase());
+    let vowel = match first.chars().next() {
+        Some(c) if acronym => "AEFHILMNORSX".contains(c),
+        Some(c) => "aeiouAEIOU".contains(c),
+        None => false,
+    };
     let article = if vowel { "an" } else { "a" };
     Some(format!("I have {article} {thing}"))
 }
@@ -586,10 +638,18 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
             return Err(Dropped::on(Rule::RequestOnly, o));
         }
     }
-    if let Some(p) = NOT_FACTUAL
-        .iter()
-        .find(|p| joined.contains(&format!(" {p} ")) && !(month && **p == "may"))
-    {
+    // "I need to renew my UK passport": an obligation about a named thing lasts.
+    let names = words.iter().skip(1).any(|w| {
+        let w = bare_case(w);
+        w != "I"
+            && (w.chars().next().is_some_and(char::is_uppercase)
+                || w.chars().any(|c| c.is_ascii_digit()))
+    });
+    if let Some(p) = NOT_FACTUAL.iter().find(|p| {
+        joined.contains(&format!(" {p} "))
+            && !(month && **p == "may")
+            && !(names && OBLIGATIONS.contains(p))
+    }) {
         return Err(Dropped::on(Rule::NotFactual, p));
     }
     if let Some(q) = listed(QUESTION_WORDS, &lower[0]) {

@@ -101,7 +101,6 @@ pub(crate) const NOT_A_DISCLOSURE: &[&str] = &[
     "i hope",
     "i mean",
     "i tried",
-    "i get",
     "i'm getting",
     "i keep getting",
     "i can't",
@@ -207,6 +206,10 @@ pub(crate) const REQUEST_MODIFIERS: &[&str] = &[
     "couple",
     "other",
 ];
+
+/// Obligations of [`NOT_FACTUAL`] that say something lasting when they name a thing ("I need to
+/// renew my UK passport"), and only then.
+pub(crate) const OBLIGATIONS: &[&str] = &["have to", "has to", "need to"];
 
 /// Verbs after which "that" opens a clause ("I've found that 1 tablespoon …"), not a pointing
 /// word.

@@ -1,0 +1,97 @@
+//! The rules' expected outcomes, kept as data (`tests/data/disclosures.jsonl`): for each case
+//! (what the user typed, after what the assistant asked), every clause and its verdict — kept
+//! as what, or the name of the rule that drops it. A rule change shows here every case it
+//! moves. `LOCALM_BLESS=1 cargo test -p localm-core --test disclosures` writes the current
+//! verdicts back to the file, to read in `git diff` before committing.
+
+use localm_core::consolidate::disclose::{self, Said};
+use localm_core::session::Line;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Case {
+    /// What the assistant said before, if anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    assistant: Option<String>,
+    user: String,
+    /// Each clause and its verdict: "kept: <clause as kept>" or a rule's name.
+    expect: Vec<(String, String)>,
+}
+
+fn line(role: &str, content: &str) -> Line {
+    Line {
+        ts: None,
+        role: role.into(),
+        content: content.into(),
+        origin: None,
+        agent: None,
+    }
+}
+
+fn verdicts(case: &Case) -> Vec<(String, String)> {
+    let mut lines = Vec::new();
+    if let Some(a) = &case.assistant {
+        lines.push(line("assistant", a));
+    }
+    lines.push(line("user", &case.user));
+    let said: Vec<Said> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, msg)| Said {
+            session: "s",
+            line: i + 1,
+            msg,
+        })
+        .collect();
+    disclose::explain(&said)
+        .into_iter()
+        .map(|v| {
+            let outcome = match v.outcome {
+                Ok(d) => format!("kept: {}", d.clause),
+                Err(why) => why.rule.name().to_string(),
+            };
+            (v.clause, outcome)
+        })
+        .collect()
+}
+
+#[test]
+fn every_case_keeps_and_drops_what_its_data_file_says() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/disclosures.jsonl");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut cases: Vec<Case> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(cases.len() >= 40, "the file holds the cases");
+    if std::env::var_os("LOCALM_BLESS").is_some() {
+        let mut out = String::new();
+        for c in &mut cases {
+            c.expect = verdicts(c);
+            out.push_str(&serde_json::to_string(c).unwrap());
+            out.push('\n');
+        }
+        std::fs::write(path, out).unwrap();
+        return;
+    }
+    let mut moved = Vec::new();
+    for (i, c) in cases.iter().enumerate() {
+        let got = verdicts(c);
+        if got != c.expect {
+            moved.push(format!(
+                "case {} ({:?}):\n  expected {:?}\n  got      {:?}",
+                i + 1,
+                c.user,
+                c.expect,
+                got
+            ));
+        }
+    }
+    assert!(
+        moved.is_empty(),
+        "{} case(s) moved:\n{}",
+        moved.len(),
+        moved.join("\n")
+    );
+}
