@@ -4,12 +4,11 @@
 //! holds the two to a cosine of 0.999999). One text at a time needs no padding and no mask, and a
 //! short query spends its time in [`matmul::linear`] instead of in per-tensor overheads.
 
-use candle_core::DType;
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{Config, HiddenAct};
 use half::f16;
 
-use super::matmul;
+use super::config::{Config, HiddenAct};
+use super::weights::Tensors;
+use super::{BertError, matmul};
 
 /// A Linear layer: `w` is out×in, row-major (as stored) and held in f16 (a short query reads
 /// every weight once, so half the bytes is near half the time), `b` is out long.
@@ -20,13 +19,14 @@ struct Linear {
 }
 
 impl Linear {
-    fn load(vb: &VarBuilder, inputs: usize, outputs: usize) -> candle_core::Result<Linear> {
+    fn load(vb: &Tensors, inputs: usize, outputs: usize) -> Result<Linear, BertError> {
         Ok(Linear {
-            w: flat(vb.get((outputs, inputs), "weight")?)?
+            w: vb
+                .get(&[outputs, inputs], "weight")?
                 .into_iter()
                 .map(f16::from_f32)
                 .collect(),
-            b: flat(vb.get(outputs, "bias")?)?,
+            b: vb.get(&[outputs], "bias")?,
             inputs,
         })
     }
@@ -64,18 +64,18 @@ struct Norm {
 }
 
 impl Norm {
-    fn load(vb: &VarBuilder, size: usize, eps: f64) -> candle_core::Result<Norm> {
+    fn load(vb: &Tensors, size: usize, eps: f64) -> Result<Norm, BertError> {
         // Old PyTorch checkpoints name them gamma and beta (candle-nn accepts both).
         let pick = |new: &str, old: &str| {
-            if vb.contains_tensor(new) || !vb.contains_tensor(old) {
+            if vb.contains(new) || !vb.contains(old) {
                 new.to_string()
             } else {
                 old.to_string()
             }
         };
         Ok(Norm {
-            gamma: flat(vb.get(size, &pick("weight", "gamma"))?)?,
-            beta: flat(vb.get(size, &pick("bias", "beta"))?)?,
+            gamma: vb.get(&[size], &pick("weight", "gamma"))?,
+            beta: vb.get(&[size], &pick("bias", "beta"))?,
             eps: eps as f32,
         })
     }
@@ -117,14 +117,9 @@ pub struct Encoder {
     layers: Vec<Layer>,
 }
 
-/// A tensor's values as one f32 vector (converted when the file stores another type).
-fn flat(t: candle_core::Tensor) -> candle_core::Result<Vec<f32>> {
-    t.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()
-}
-
 impl Encoder {
     /// Read every weight from `vb` (the folder's safetensors, at the model's root).
-    pub fn load(vb: &VarBuilder, c: &Config) -> candle_core::Result<Encoder> {
+    pub fn load(vb: &Tensors, c: &Config) -> Result<Encoder, BertError> {
         let h = c.hidden_size;
         let emb = vb.pp("embeddings");
         let layers = (0..c.num_hidden_layers)
@@ -145,14 +140,17 @@ impl Encoder {
                     out_norm: Norm::load(&l.pp("output.LayerNorm"), h, c.layer_norm_eps)?,
                 })
             })
-            .collect::<candle_core::Result<Vec<_>>>()?;
+            .collect::<Result<Vec<_>, BertError>>()?;
         Ok(Encoder {
             hidden: h,
             heads: c.num_attention_heads,
             act: c.hidden_act,
-            word: flat(emb.get((c.vocab_size, h), "word_embeddings.weight")?)?,
-            position: flat(emb.get((c.max_position_embeddings, h), "position_embeddings.weight")?)?,
-            token_type: flat(emb.get((c.type_vocab_size, h), "token_type_embeddings.weight")?)?,
+            word: emb.get(&[c.vocab_size, h], "word_embeddings.weight")?,
+            position: emb.get(
+                &[c.max_position_embeddings, h],
+                "position_embeddings.weight",
+            )?,
+            token_type: emb.get(&[c.type_vocab_size, h], "token_type_embeddings.weight")?,
             embedding_norm: Norm::load(&emb.pp("LayerNorm"), h, c.layer_norm_eps)?,
             layers,
         })

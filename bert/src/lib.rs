@@ -1,21 +1,23 @@
 //! Sentence embeddings from a BERT sentence-transformers folder: validates and loads it (weights
-//! read through candle), runs [`encoder::Encoder`] over each text, pools, L2-normalises. Its own
+//! read straight from the safetensors file), runs [`encoder::Encoder`] over each text, pools, L2-normalises. Its own
 //! crate so that dev builds optimise it (the kernels are tens of times slower unoptimised).
 
+mod config;
 mod encoder;
 mod matmul;
-pub mod reference;
+#[cfg(test)]
+mod reference;
+mod weights;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use candle_core::{DType, Device};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::Config;
 use localm_core::id::fnv1a32;
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
+use config::Config;
 use encoder::Encoder;
+use weights::Weights;
 
 /// Longest input, in tokens (special tokens included), that is ever fed to the model.
 const MAX_TOKENS: usize = 256;
@@ -41,9 +43,6 @@ pub enum BertError {
     /// A file or setting with content this module cannot use.
     #[error("invalid model: {0}")]
     Invalid(String),
-    /// An error from candle while loading weights or running the model.
-    #[error("candle error: {0}")]
-    Candle(#[from] candle_core::Error),
     /// An error from the tokenizer (loading tokenizer.json or encoding text).
     #[error("tokenizer error: {0}")]
     Tokenizer(String),
@@ -252,17 +251,14 @@ impl Bert {
     /// read once through a memory map into the encoder's own arrays (the layers' matrices as f16).
     pub fn load(dir: &Path) -> Result<Self, BertError> {
         let info = inspect_dir(dir)?;
-        let device = Device::Cpu;
         let tokenizer = load_tokenizer(dir, info.max_tokens)?;
 
         let weights_path = dir.join(WEIGHTS_FILE);
-        // SAFETY: the file is memory-mapped read-only; like every mmap user we rely on the
-        // model file not being modified while the embedder is alive.
-        let vb =
-            unsafe { VarBuilder::from_mmaped_safetensors(&[&weights_path], DType::F32, &device)? };
-        let vb = if vb.contains_tensor("embeddings.word_embeddings.weight") {
+        let weights = Weights::open(&weights_path)?;
+        let vb = weights.tensors()?;
+        let vb = if vb.contains("embeddings.word_embeddings.weight") {
             vb
-        } else if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
+        } else if vb.contains("bert.embeddings.word_embeddings.weight") {
             vb.pp("bert")
         } else {
             return Err(BertError::Invalid(format!(
@@ -397,7 +393,7 @@ mod tests {
             long.as_str(),
         ];
         let ours = Bert::load(&dir).unwrap().embed(&texts).unwrap();
-        let reference = reference::CandleBert::load(&dir).unwrap();
+        let reference = reference::CandleBert::load(&dir, tokenizer(&dir).unwrap()).unwrap();
         let theirs: Vec<Vec<f32>> = texts.iter().map(|t| reference.embed(t).unwrap()).collect();
         let mut worst = 1f32;
         for ((t, a), b) in texts.iter().zip(&ours).zip(&theirs) {

@@ -1,33 +1,40 @@
 //! candle-transformers' own `BertModel` over the same folder, mean-pooled and L2-normalised: the
-//! float result [`super::encoder`] is held to (a unit test) and timed against (`scripts/bench
-//! recall`). The product never embeds with it.
+//! float result [`super::encoder`] is held to (a unit test) and timed against
+//! (`bert/examples/vs_candle.rs`). Test and example code only: candle is a dev-dependency, so the
+//! product never builds it. It uses nothing of the crate but what it is handed, so the example
+//! includes this same file.
 
 use std::path::Path;
 
 use candle_core::{D, DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::BertModel;
+use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::Tokenizer;
 
-use super::{BertError, WEIGHTS_FILE, inspect_dir, load_tokenizer};
-
-/// The reference model with its tokenizer (unpadded, truncated as [`super::Bert`] truncates).
+/// The reference model with the tokenizer it is given (the crate's, unpadded and truncated as
+/// `Bert` truncates).
 pub struct CandleBert {
     model: BertModel,
     tokenizer: Tokenizer,
     device: Device,
 }
 
+/// What loading or running the reference can fail on, as one line.
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
 impl CandleBert {
-    pub fn load(dir: &Path) -> Result<CandleBert, BertError> {
-        let info = inspect_dir(dir)?;
-        let tokenizer = load_tokenizer(dir, info.max_tokens)?;
+    pub fn load(dir: &Path, tokenizer: Tokenizer) -> Result<CandleBert, Error> {
+        let config: Config = serde_json::from_slice(&std::fs::read(dir.join("config.json"))?)?;
         let device = Device::Cpu;
         // SAFETY: read-only mmap; the model file is not modified while it is loaded.
         let vb = unsafe {
-            VarBuilder::from_mmaped_safetensors(&[dir.join(WEIGHTS_FILE)], DType::F32, &device)?
+            VarBuilder::from_mmaped_safetensors(
+                &[dir.join("model.safetensors")],
+                DType::F32,
+                &device,
+            )?
         };
-        let model = BertModel::load(vb, &info.config)?;
+        let model = BertModel::load(vb, &config)?;
         Ok(CandleBert {
             model,
             tokenizer,
@@ -36,11 +43,8 @@ impl CandleBert {
     }
 
     /// One text's mean-pooled, L2-normalised vector.
-    pub fn embed(&self, text: &str) -> Result<Vec<f32>, BertError> {
-        let enc = self
-            .tokenizer
-            .encode(text, true)
-            .map_err(|e| BertError::Tokenizer(e.to_string()))?;
+    pub fn embed(&self, text: &str) -> Result<Vec<f32>, Error> {
+        let enc = self.tokenizer.encode(text, true)?;
         let ids = Tensor::new(enc.get_ids(), &self.device)?.unsqueeze(0)?;
         let types = Tensor::new(enc.get_type_ids(), &self.device)?.unsqueeze(0)?;
         let pooled = self.model.forward(&ids, &types, None)?.mean(1)?;

@@ -7,8 +7,8 @@ pub mod fit;
 pub mod json_format;
 pub mod task_prompt;
 
+use crate::message::Agent;
 use crate::models::Message;
-use crate::recall::query::Agent;
 use crate::session::Line;
 use chrono::{DateTime, Utc};
 

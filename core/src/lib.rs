@@ -14,6 +14,7 @@ pub mod id;
 pub mod jobs;
 pub mod legacy;
 pub mod manage;
+pub mod message;
 pub mod models;
 pub mod pass_summary;
 pub mod printable;

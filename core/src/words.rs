@@ -67,7 +67,7 @@ fn is_stop_word(w: &str) -> bool {
         .contains(w)
 }
 
-/// Whether the light stemmer is applied (decided by the recall evaluation; see README).
+/// Whether the light stemmer is applied (decided by the recall evaluation; see docs/benchmarks.md).
 pub const STEM: bool = true;
 
 /// The content words of `text`, in order, with repeats.

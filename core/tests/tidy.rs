@@ -1,9 +1,12 @@
 //! Tidy checks over the whole workspace, after rust-analyzer's: ARCHITECTURE.md names every
 //! source file and only files that exist, every file opens with its `//!` line, core reads no
 //! clock, environment or runtime, only config reads `LOCALM_*` variables (and only the command
-//! line asks it to), and the layers import one way (`localm mcp` not into the service). They
-//! read the tree, not the code's behaviour, so they run in milliseconds and fail with the file
-//! to fix.
+//! line asks it to), and every import of core/src and daemon/src keeps to ARCHITECTURE.md's
+//! layer tables, in no circle (`tidy/layers.rs`). They read the tree, not the code's behaviour,
+//! so they run in milliseconds and fail with the file to fix.
+
+#[path = "tidy/layers.rs"]
+mod layers;
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -22,6 +25,7 @@ const SOURCE_DIRS: &[&str] = &[
     "core/src",
     "core/tests",
     "bert/src",
+    "bert/examples",
     "daemon/src",
     "daemon/tests",
     "daemon/examples",
@@ -198,22 +202,115 @@ fn core_reads_no_clock_environment_or_runtime() {
     );
 }
 
+/// The shipped modules of the crate under `src` (its root and binary aside).
+fn modules(src: &str) -> Vec<String> {
+    all_sources()
+        .iter()
+        .filter_map(|f| f.strip_prefix(&format!("{src}/")).map(String::from))
+        .filter(|rel| rel != "main.rs" && rel != "lib.rs")
+        .map(|rel| layers::module_of(&rel))
+        .collect()
+}
+
 #[test]
-fn the_layers_import_one_way() {
-    let mut found = offending("core/src/store/", &["crate::consolidate", "consolidate::"]);
-    found.extend(offending(
-        "daemon/src/chat/",
-        &["crate::service", "service::"],
-    ));
-    // `localm mcp` runs without a daemon: core, config and the neutral modules, no service.
-    found.extend(offending(
-        "daemon/src/mcp.rs",
-        &["crate::service", "service::"],
-    ));
+fn the_layers_import_one_way_in_no_circle() {
+    let (root, text, files) = (root(), architecture(), all_sources());
+    let mut problems = Vec::new();
+    for src in ["core/src", "daemon/src"] {
+        let table = layers::table(&text, src);
+        assert!(
+            !table.is_empty(),
+            "ARCHITECTURE.md has no table under `### Layers of {src}`"
+        );
+        let imports = layers::imports(&root, src, &files, shipped);
+        problems.extend(
+            layers::check(&table, &imports, &modules(src), true)
+                .into_iter()
+                .map(|p| format!("{src}: {p}")),
+        );
+    }
+    // Inside a pass only the files its table names are held to it.
+    let inside = layers::table(&text, "core/src/consolidate");
     assert!(
-        found.is_empty(),
-        "imports against the layers in ARCHITECTURE.md: {found:#?}"
+        !inside.is_empty(),
+        "ARCHITECTURE.md has no table under `### Layers of core/src/consolidate`"
     );
+    let imports = layers::imports(&root, "core/src", &files, shipped);
+    problems.extend(
+        layers::check(&inside, &imports, &[], false)
+            .into_iter()
+            .map(|p| format!("core/src/consolidate: {p}")),
+    );
+    // Cargo holds daemon → core; core never names the daemon's crate either.
+    problems.extend(offending("core/src/", &["localm::"]));
+    assert!(
+        problems.is_empty(),
+        "imports against the layer tables in ARCHITECTURE.md (move the import, or the module's row): {problems:#?}"
+    );
+}
+
+/// The checker itself: a table parsed, a higher layer, an unnamed module and a cycle found.
+#[test]
+fn the_layer_checker_finds_what_it_should() {
+    let text = "### Layers of x/src\n\n| layer | modules |\n|---|---|\n| 1 | `a`, `b::c` |\n\
+                | 2 | `b` |\n\n### Other\n| 1 | `z` |\n";
+    let table = layers::table(text, "x/src");
+    let want: layers::Layers = [("a", 1), ("b::c", 1), ("b", 2)]
+        .into_iter()
+        .map(|(m, l)| (m.to_string(), l))
+        .collect();
+    assert_eq!(table, want);
+    let import = |from: &str, to: &str| layers::Import {
+        from: from.into(),
+        to: to.into(),
+        at: format!("{from}.rs:1"),
+    };
+    // b imports a and its own child b::c: below it, fine.
+    let fine = [import("b", "a::Item"), import("b::d", "b::c::f")];
+    assert!(layers::check(&table, &fine, &["a".into(), "b::d".into()], true).is_empty());
+    // a imports b (higher), b::c and a import each other (a cycle), q is on no row.
+    let bad = [
+        import("a", "b::thing"),
+        import("b::c", "a"),
+        import("a", "b::c::x"),
+    ];
+    let problems = layers::check(&table, &bad, &["q".into()], true);
+    let all = problems.join("\n");
+    assert!(
+        all.contains("module `q` is not in the layer table"),
+        "{all}"
+    );
+    assert!(
+        all.contains("`a` (layer 1) imports `b::thing` of `b`, a higher layer (2)"),
+        "{all}"
+    );
+    assert!(all.contains("import cycle: `a` → `b::c`"), "{all}");
+}
+
+/// The import reader: use trees, `super::`, `self::`, child modules; not comments or strings.
+#[test]
+fn the_import_reader_reads_paths_not_prose() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
+    let src = dir.join("x/src/p");
+    fs::create_dir_all(&src).unwrap();
+    fs::write(
+        src.join("mod.rs"),
+        "//! p\nmod kid;\nuse crate::{a::{self, b}, c::D};\nuse super::e;\n\
+         fn f() { kid::go(); self::g(); } // crate::not_this\nconst S: &str = \"crate::nor_this\";\n\
+         #[cfg(test)]\nmod tests { use crate::test_only; }\n",
+    )
+    .unwrap();
+    let files = vec!["x/src/p/mod.rs".to_string()];
+    let found: BTreeSet<String> = layers::imports(&dir, "x/src", &files, shipped)
+        .into_iter()
+        .map(|i| i.to)
+        .collect();
+    let want: BTreeSet<String> = ["a", "a::b", "c::D", "e", "p::kid::go", "p::g"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    assert_eq!(found, want);
 }
 
 /// Only `daemon/src/config.rs` reads `LOCALM_*` variables from the environment: a read names

@@ -1,7 +1,7 @@
 //! Recall benchmarks over a 256-record store: in-process recall latency (lexical, and semantic
 //! with the real embedding model), query-embedding latency and where it goes (tokeniser, the
-//! encoder by query length, side by side with candle-transformers' `BertModel`, the path before
-//! the encoder), and backfill throughput.
+//! encoder by query length; `bert/examples/vs_candle.rs` times candle-transformers' `BertModel`
+//! beside it), and backfill throughput.
 //! `cargo run -p localm --example bench_recall` (model: $LOCALM_TEST_EMBED_MODEL or
 //! test-models/all-MiniLM-L6-v2). Prints median, p99, min and max of one run.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
-use localm::models::bert::reference::CandleBert;
 use localm::models::embedder::BertEmbedder;
 use localm_core::models::Embedder;
 use localm_core::recall::lexical::LexicalIndex;
@@ -195,9 +194,8 @@ fn main() {
         "ms",
     );
     // Where a query's time goes: the tokeniser alone, then the encoder (tokenising, 6 layers,
-    // pooling) by query length, beside candle's BertModel on the same text.
+    // pooling) by query length.
     let tokenizer = localm::models::bert::tokenizer(&model).unwrap();
-    let reference = CandleBert::load(&model).unwrap();
     let lengths = [
         ("short", "what editor do I use?".to_string()),
         ("2 turns", query.text.clone()),
@@ -224,13 +222,6 @@ fn main() {
             &format!("query embedding, {what} ({tokens} tokens)"),
             ms(time(200, || {
                 black_box(bert.embed(&[fresh(text).as_str()]).unwrap());
-            })),
-            "ms",
-        );
-        report(
-            &format!("  candle BertModel, {what}"),
-            ms(time(100, || {
-                black_box(reference.embed(fresh(text).as_str()).unwrap());
             })),
             "ms",
         );

@@ -92,7 +92,7 @@ impl Figures {
         self.off_empty as f64 / self.off_topic.max(1) as f64
     }
 
-    /// One Markdown table row (the README's).
+    /// One Markdown table row (docs/benchmarks.md's).
     pub fn row(&self, name: &str) -> String {
         let on = self.on_topic.max(1) as f64;
         format!(

@@ -13,8 +13,8 @@ use serde_json::Value;
 
 /// Conversations played (the first of the valid split).
 const CONVERSATIONS: usize = 12;
-/// Floors, just under what main gives on these 12 with the release build (README "How good it
-/// is"): coverage of disclosed lines 15/19 (78.9%), leakage 0/49 facts, summaries 12/12 (at
+/// Floors, just under what main gives on these 12 with the release build (docs/benchmarks.md, "Consolidation
+/// quality"): coverage of disclosed lines 15/19 (78.9%), leakage 0/49 facts, summaries 12/12 (at
 /// d6909ca: 15/19, 0/73, 0/12 — every summary was refused as a copy of the prompt's example).
 /// One line or a few facts of slack.
 const MIN_COVERAGE_DISCLOSED: f64 = 0.70;

@@ -1,6 +1,6 @@
 //! The recall-quality floors on the labelled set (`tests/data/recall-set/`, both halves): hit@6
 //! on on-topic messages and the share of off-topic messages that inject nothing, lexical and
-//! semantic with the real all-MiniLM-L6-v2. The floors sit just under what the README reports,
+//! semantic with the real all-MiniLM-L6-v2. The floors sit just under what docs/benchmarks.md reports,
 //! so a regression of the gate or the ranking fails here. Lexical needs no model and is always
 //! checked. `examples/eval_recall.rs` prints the full table.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test

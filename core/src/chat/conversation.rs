@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 
 use super::task_prompt::without_quoted_history;
 use super::{ChatError, SESSION_MAX, session_name};
-use crate::recall::query::ChatMessage;
+use crate::message::ChatMessage;
 
 /// What a request says about its conversation.
 #[derive(Debug, Clone, Copy, Default)]

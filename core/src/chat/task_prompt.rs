@@ -5,7 +5,7 @@
 //! recall and is not logged. Whatever the app, a chat history quoted inside a message
 //! (`<chat_history>…</chat_history>` and the like) is never logged as the user's words.
 
-use crate::recall::query::ChatMessage;
+use crate::message::ChatMessage;
 
 /// The suffix of the model id an app's task model is set to: no recall, nothing logged.
 pub const NO_MEMORY: &str = "+nomemory";

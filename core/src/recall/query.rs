@@ -4,43 +4,15 @@
 //! `chat::task_prompt`), or the request is the coder agent's, there is no recall at all. A chat
 //! history quoted inside a message is not searched with.
 
-use serde::{Deserialize, Serialize};
-
 use crate::chat::task_prompt::without_quoted_history;
+/// The message types live in `message` (below both chat and recall); named here too, where
+/// recall's callers have always found them.
+pub use crate::message::{Agent, ChatMessage};
 
 /// Prior user turns added to the latest message.
 pub const PRIOR_TURNS: usize = 2;
 /// At most this many characters of prior turns.
 pub const PRIOR_CHARS: usize = 600;
-
-/// One chat message as the client sent it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ChatMessage {
-    pub role: String,
-    pub content: String,
-    /// Set by the client on text the user did not type: "tool", "client".
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub origin: Option<String>,
-}
-
-impl ChatMessage {
-    pub fn user(content: &str) -> ChatMessage {
-        ChatMessage {
-            role: "user".into(),
-            content: content.into(),
-            origin: None,
-        }
-    }
-}
-
-/// Which agent a request is for. The coder agent gets no chat recall.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Agent {
-    #[default]
-    Chat,
-    Coder,
-}
 
 /// What recall searches with.
 #[derive(Debug, Clone, PartialEq, Eq)]

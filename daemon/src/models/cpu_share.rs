@@ -3,7 +3,7 @@
 //! which is what makes two threads fast on an idle laptop and what makes them collapse when
 //! another process holds a core (a spinning thread waits for one that is not running). So a
 //! call runs on as many threads as there are free cores, at least one: tok/s then falls with the
-//! CPU share, not tenfold (README, Performance). The thread policy of every model call is here:
+//! CPU share, not tenfold (docs/benchmarks.md, Speed). The thread policy of every model call is here:
 //! [`Threads`] (a fixed count, or the free cores up to the physical ones).
 
 use std::sync::Mutex;

@@ -1,4 +1,4 @@
-//! core's `Embedder` on the candle BERT model, with the last few query embeddings kept: a
+//! core's `Embedder` on the BERT encoder (localm-bert), with the last few query embeddings kept: a
 //! query window recall has already embedded (the same text, e.g. a client re-sending a turn) is
 //! answered from memory, the same vector bit for bit.
 
