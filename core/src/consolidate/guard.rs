@@ -67,14 +67,14 @@ fn cut_off(text: &str) -> bool {
 }
 
 /// Whether a summary holds a content word the user never typed in the session (its opening
-/// verb and the frame words of `summary::FRAME` aside): "Drafted a new kitten" for a session
+/// verb and the frame words of `lexicon::FRAME` aside): "Drafted a new kitten" for a session
 /// about adopting a cat.
 fn summary_invents(text: &str, cx: &Context) -> bool {
     let typed = content_words(cx.user_text);
     content(text)
         .iter()
         .skip(1)
-        .filter(|w| !super::summary::FRAME.contains(&w.as_str()))
+        .filter(|w| !super::lexicon::FRAME.contains(&w.as_str()))
         .any(|w| !occurs_in(w, &typed))
 }
 

@@ -1137,3 +1137,24 @@ pub(crate) const NUMBER_WORDS: &[(&str, u32)] = &[
     ("nine", 9),
     ("ten", 10),
 ];
+
+// ---- summary
+
+/// Openings a summary leads with that are not the user's words (so not held to grounding).
+pub(crate) const FRAME: &[&str] = &[
+    "asked",
+    "said",
+    "assistant",
+    "assistant's",
+    "whether",
+    "about",
+    "they",
+    "they're",
+    "they've",
+    "they'd",
+    "they'll",
+    "their",
+    "theirs",
+    "them",
+    "themself",
+];

@@ -5,31 +5,12 @@
 //! never cut off mid-phrase, no content word the session does not contain.
 
 use super::disclose;
-use super::lexicon::{DANGLING, FILLER};
+use super::lexicon::{DANGLING, FILLER, FRAME};
 use crate::session::Session;
 use crate::words::bare;
 
 /// A summary is at most this long (the grammar's line for the model's is about as long).
 pub const MAX_CHARS: usize = 100;
-
-/// Openings a summary leads with that are not the user's words (so not held to grounding).
-pub const FRAME: &[&str] = &[
-    "asked",
-    "said",
-    "assistant",
-    "assistant's",
-    "whether",
-    "about",
-    "they",
-    "they're",
-    "they've",
-    "they'd",
-    "they'll",
-    "their",
-    "theirs",
-    "them",
-    "themself",
-];
 
 /// Question openings, lower-case, and what the summary says in their place (`{}` = the rest).
 const ASKING: &[(&str, &str)] = &[
