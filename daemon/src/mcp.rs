@@ -1,5 +1,6 @@
-//! `localm mcp`: memory as MCP tools on stdio (rmcp) — `memory_recall`, and with `--memory-write`
-//! `memory_append` — over the store on disk, as `localm memory` works: no daemon, the same lock.
+//! `localm mcp`: memory as MCP tools on stdio (rmcp), or over Streamable HTTP with `--http ADDR`
+//! (`mcp/http.rs`) — `memory_recall`, and with `--memory-write` `memory_append` — over the store
+//! on disk, as `localm memory` works: no daemon, the same lock.
 //!
 //! **Invariant:** the mode is resolved at every tool call (`--mode` > `LOCALM_MODE` >
 //! settings.json, as the daemon resolves it), and in privacy mode, or when it cannot be told,
@@ -18,9 +19,11 @@ use localm_core::settings::Mode;
 use localm_core::store::{Store, StoreError};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::{Json, Parameters};
-use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{ContentBlock, Implementation, IntoContents, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::{Deserialize, Serialize};
+
+pub mod http;
 
 use crate::config::{Config, Overrides};
 use crate::models;
@@ -35,6 +38,8 @@ pub struct McpOptions {
     /// The mode in force at start (logged; every call resolves it again).
     pub mode: Mode,
     pub tools: Tools,
+    /// `--http ADDR`: serve Streamable HTTP there instead of stdio.
+    pub http: Option<std::net::SocketAddr>,
 }
 
 /// Which tools the server offers.
@@ -230,12 +235,9 @@ impl MemoryServer {
     async fn memory_recall(
         &self,
         Parameters(args): Parameters<RecallArgs>,
-    ) -> Result<Json<Recalled>, String> {
+    ) -> Result<Json<Recalled>, ToolError> {
         let memory = Arc::clone(&self.memory);
-        blocking(move || memory.recall(&args.query))
-            .await
-            .map(Json)
-            .map_err(|e| e.to_string())
+        blocking(move || memory.recall(&args.query)).await.map(Json)
     }
 
     #[tool(
@@ -245,12 +247,9 @@ impl MemoryServer {
     async fn memory_append(
         &self,
         Parameters(args): Parameters<AppendArgs>,
-    ) -> Result<Json<Appended>, String> {
+    ) -> Result<Json<Appended>, ToolError> {
         let memory = Arc::clone(&self.memory);
-        blocking(move || memory.append(&args))
-            .await
-            .map(Json)
-            .map_err(|e| e.to_string())
+        blocking(move || memory.append(&args)).await.map(Json)
     }
 }
 
@@ -287,6 +286,13 @@ enum ToolError {
     NotSaved(ManageError),
     #[error("the tool failed unexpectedly ({0}).")]
     Panicked(tokio::task::JoinError),
+}
+
+/// A refusal reaches the client as a tool error (`isError: true`) of the one sentence it says.
+impl IntoContents for ToolError {
+    fn into_contents(self) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(self.to_string())]
+    }
 }
 
 /// Run store work (file reads, the lock's wait, query embedding) off the async thread.
@@ -420,9 +426,13 @@ impl Memory {
 /// `localm mcp`: serve the tools on stdin/stdout until the client closes them. Logs go to
 /// stderr (stdout carries only the protocol).
 pub fn main(opts: McpOptions) -> anyhow::Result<()> {
-    let server = MemoryServer::new(opts.data_dir.clone(), opts.overrides, opts.tools);
+    let server = MemoryServer::new(opts.data_dir.clone(), opts.overrides.clone(), opts.tools);
+    let over = match opts.http {
+        Some(addr) => format!("Streamable HTTP on {addr}"),
+        None => "stdio".into(),
+    };
     tracing::info!(
-        "mcp: serving {} on stdio for {} (mode {} now; checked at every call)",
+        "mcp: serving {} on {over} for {} (mode {} now; checked at every call)",
         server.tool_names().join(", "),
         opts.data_dir.display(),
         opts.mode,
@@ -431,6 +441,9 @@ pub fn main(opts: McpOptions) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the runtime")?;
+    if let Some(addr) = opts.http {
+        return runtime.block_on(serve_http(server, &opts, addr));
+    }
     runtime.block_on(async {
         let running = server
             .serve(rmcp::transport::stdio())
@@ -442,4 +455,33 @@ pub fn main(opts: McpOptions) -> anyhow::Result<()> {
             .context("while serving MCP on stdio")?;
         anyhow::Ok(())
     })
+}
+
+/// `--http ADDR`: the token made or read as the daemon's `--listen` makes it, the listener's
+/// names with the `allowed_hosts` setting, then the server until a signal.
+async fn serve_http(
+    server: MemoryServer,
+    opts: &McpOptions,
+    addr: std::net::SocketAddr,
+) -> anyhow::Result<()> {
+    let token = crate::service::token::load_or_create(&opts.data_dir)?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    let bound = listener
+        .local_addr()
+        .context("the MCP listener has no address")?;
+    if !bound.ip().is_loopback() {
+        tracing::warn!(
+            "mcp: listening on {bound}, which other machines can reach: every request needs the token"
+        );
+    }
+    let allowed = Config::load(&opts.data_dir, &opts.overrides)
+        .map(|c| c.settings.allowed_hosts)
+        .unwrap_or_default();
+    let guard = http::Guard {
+        hosts: crate::service::hosts::Hosts::new(bound).allowing(&allowed, bound.port()),
+        token: crate::service::token::Live::new(crate::service::token::path(&opts.data_dir), token),
+    };
+    http::serve(listener, http::router(server, guard)).await
 }

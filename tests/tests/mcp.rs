@@ -501,3 +501,178 @@ fn semantic_recall_across_one_session_reports_no_degrade() {
         assert_eq!(v["items"][0]["id"], id.as_str());
     }
 }
+
+/// `localm mcp --http 127.0.0.1:0 ARGS` on `env`'s data dir in log mode, its URL read from the
+/// line it prints once it listens; killed when dropped.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+    port: u16,
+}
+
+impl HttpServer {
+    fn start(env: &Env, args: &[&str]) -> HttpServer {
+        use std::io::BufRead;
+        let mut cmd = env.cmd(&["mcp", "--http", "127.0.0.1:0"]);
+        cmd.args(args)
+            .env("LOCALM_MODE", "log")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("start localm mcp --http");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                eprintln!("[localm mcp] {line}");
+                if let Some(url) = line.split("listening on ").nth(1) {
+                    let _ = tx.send(url.trim().to_string());
+                }
+            }
+        });
+        let url = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("localm mcp --http says where it listens");
+        let port = url
+            .trim_start_matches("http://127.0.0.1:")
+            .trim_end_matches("/mcp")
+            .parse()
+            .unwrap();
+        HttpServer { child, url, port }
+    }
+
+    /// One raw HTTP/1.1 POST to `/mcp` with these extra header lines; its status code.
+    fn status(&self, headers: &str) -> u16 {
+        use std::io::Read;
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        write!(
+            s,
+            "POST /mcp HTTP/1.1\r\n{headers}Content-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).unwrap();
+        answer
+            .split(' ')
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_else(|| panic!("not an HTTP answer: {answer:?}"))
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One session over Streamable HTTP from the official client, sending `headers`.
+fn http_session(server: &HttpServer, headers: Value, steps: Value) -> Option<Value> {
+    let python = test_python()?;
+    let plan = json!({"url": server.url, "headers": headers, "steps": steps});
+    let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/mcp_client.py");
+    let mut child = Command::new(python)
+        .arg(client)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the Python MCP client");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(plan.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the MCP client failed:\n{stdout}\n{stderr}"
+    );
+    Some(serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}")))
+}
+
+fn api_token(env: &Env) -> String {
+    fs::read_to_string(env.data_dir().join("api-token"))
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn over_streamable_http_the_same_tools_answer_the_token() {
+    let env = Env::new();
+    let id = add(&env, "I work on printer firmware at Nordlys Instruments");
+    let server = HttpServer::start(&env, &["--memory-write"]);
+    let bearer = format!("Bearer {}", api_token(&env));
+    let Some(s) = http_session(
+        &server,
+        json!({"Authorization": bearer}),
+        json!([
+            call(
+                "memory_recall",
+                json!({"query": "How is the firmware release going?"})
+            ),
+            call("memory_append", json!({"text": "Uses Neovim"})),
+        ]),
+    ) else {
+        return;
+    };
+    assert_eq!(s["initialize"]["server"]["name"], "localm", "{s:#}");
+    assert_eq!(tool_names(&s), ["memory_append", "memory_recall"]);
+    let recalled = ok(&s["steps"][0]);
+    assert_eq!(recalled["items"][0]["id"], id.as_str());
+    let appended = ok(&s["steps"][1]);
+    assert_eq!(appended["source"], "synth");
+    let records = env.records();
+    assert!(records.iter().any(|r| r["text"] == "Uses Neovim"));
+}
+
+#[test]
+fn over_streamable_http_no_token_wrong_token_or_host_is_refused() {
+    let env = Env::new();
+    add(&env, "I work on printer firmware");
+    let server = HttpServer::start(&env, &["--memory-write"]);
+    let token = api_token(&env);
+    let before = store_files(&env);
+    let host = format!("Host: 127.0.0.1:{}\r\n", server.port);
+    // The listener's checks, from outside: the token, then the Host it is addressed to.
+    assert_eq!(server.status(&host), 401);
+    assert_eq!(
+        server.status(&format!("{host}Authorization: Bearer not-{token}\r\n")),
+        401
+    );
+    assert_eq!(
+        server.status(&format!(
+            "Host: evil.example:{}\r\nAuthorization: Bearer {token}\r\n",
+            server.port
+        )),
+        421
+    );
+    assert_eq!(
+        server.status(&format!(
+            "{host}Authorization: Bearer {token}\r\nOrigin: http://evil.example\r\n"
+        )),
+        403
+    );
+    // The official client without the token gets no session, and writes nothing.
+    let Some(s) = http_session(
+        &server,
+        json!({}),
+        json!([call("memory_append", json!({"text": "Uses Neovim"}))]),
+    ) else {
+        return;
+    };
+    assert!(s["refused"].is_string(), "{s:#}");
+    assert!(s.get("tools").is_none(), "{s:#}");
+    assert_eq!(store_files(&env), before);
+}

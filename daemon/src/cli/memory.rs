@@ -130,15 +130,12 @@ impl From<KindArg> for Kind {
     }
 }
 
-fn parse_importance(s: &str) -> Result<f32, String> {
+fn parse_importance(s: &str) -> anyhow::Result<f32> {
     let v: f32 = s
         .parse()
-        .map_err(|_| format!("{s:?} is not a number from 0 to 1"))?;
-    if (0.0..=1.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("{s} is outside 0 to 1"))
-    }
+        .map_err(|_| anyhow::anyhow!("{s:?} is not a number from 0 to 1"))?;
+    anyhow::ensure!((0.0..=1.0).contains(&v), "{s} is outside 0 to 1");
+    Ok(v)
 }
 
 pub fn run(ctx: &Context, cmd: MemoryCommand) -> anyhow::Result<()> {

@@ -192,12 +192,18 @@ pub struct McpArgs {
     /// Do not offer memory_recall: the client cannot read memory.
     #[arg(long)]
     pub no_memory: bool,
+    /// Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8766;
+    /// port 0 picks a free one), for hosts that speak only HTTP such as Open WebUI. Every request
+    /// needs the token in <data dir>/api-token as `Authorization: Bearer TOKEN` and a Host naming
+    /// the address (or localhost, or an allowed_hosts name).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
 }
 
-fn parse_upstream(v: &str) -> Result<String, String> {
+fn parse_upstream(v: &str) -> anyhow::Result<String> {
     match localm_core::settings::keys::parse_url(v) {
         Some(Some(url)) => Ok(url),
-        _ => Err("expected an http:// or https:// base URL".into()),
+        _ => anyhow::bail!("expected an http:// or https:// base URL"),
     }
 }
 
@@ -283,6 +289,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     recall: !args.no_memory,
                     append: args.memory_write,
                 },
+                http: args.http,
             })
         }
         Command::Open { no_browser } => open::run(&ctx()?, !no_browser),

@@ -135,7 +135,7 @@ impl std::fmt::Debug for Llama {
 }
 
 /// The llama.cpp backend may be initialised only once per process.
-static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+static BACKEND: OnceLock<Result<LlamaBackend, llama_cpp_2::LlamaCppError>> = OnceLock::new();
 
 /// Whether llama.cpp's own log goes to `tracing` ([`forward_log`]).
 static FORWARD_LOG: AtomicBool = AtomicBool::new(false);
@@ -153,10 +153,10 @@ fn backend() -> Result<&'static LlamaBackend, LoadError> {
             let forward = FORWARD_LOG.load(Ordering::Relaxed);
             // Installed before the backend starts so that nothing reaches stderr.
             send_logs_to_tracing(LogOptions::default().with_logs_enabled(forward));
-            LlamaBackend::init().map_err(|e| e.to_string())
+            LlamaBackend::init()
         })
         .as_ref()
-        .map_err(|e| LoadError::Backend(e.clone()))
+        .map_err(|e| LoadError::Backend(e.to_string()))
 }
 
 impl Llama {

@@ -7,6 +7,7 @@
 pub mod api;
 pub mod cadence;
 pub mod event_loop;
+pub mod hosts;
 pub mod instance;
 pub mod listener;
 pub mod logins;

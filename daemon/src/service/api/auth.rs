@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
 use super::page;
+use crate::service::hosts::{Hosts, bearer};
 use crate::service::logins::{CODE_TTL, Logins};
 use crate::service::state::Shared;
 use crate::service::token;
@@ -43,78 +44,39 @@ pub struct TcpGuard {
     token: token::Live,
     /// `127.0.0.1:PORT` and `localhost:PORT` (or `[::1]:PORT`), and `NAME:PORT` for each
     /// `allowed_hosts` name: the only `Host` values served.
-    hosts: Vec<String>,
+    hosts: Hosts,
     logins: Arc<Logins>,
     /// Bound to a non-loopback address: every request needs the bearer token (no browser
     /// login: the cookie and page key are for a listener only this machine reaches).
     exposed: bool,
-    /// Bound to every address: the port any IP address on it is served under.
-    any_address: Option<u16>,
 }
 
 impl TcpGuard {
     pub fn new(token: token::Live, addr: SocketAddr, logins: Arc<Logins>) -> TcpGuard {
-        let port = addr.port();
-        let mut hosts = vec![addr.to_string(), format!("localhost:{port}")];
-        let any_address = addr.ip().is_unspecified().then_some(port);
-        if any_address.is_some() {
-            hosts = vec![
-                format!("127.0.0.1:{port}"),
-                format!("[::1]:{port}"),
-                format!("localhost:{port}"),
-                format!("this machine's addresses on port {port}"),
-            ];
-        }
         TcpGuard {
             token,
-            hosts,
+            hosts: Hosts::new(addr),
             logins,
             exposed: !addr.ip().is_loopback(),
-            any_address,
         }
     }
 
     /// Also answer to these host names (the `allowed_hosts` setting), on this listener's port.
     pub fn allowing(mut self, names: &[String], port: u16) -> TcpGuard {
-        for name in names {
-            let host = format!("{name}:{port}");
-            if !self.hosts.iter().any(|h| h.eq_ignore_ascii_case(&host)) {
-                self.hosts.push(host);
-            }
-        }
+        self.hosts = self.hosts.allowing(names, port);
         self
     }
 
     fn host_ok(&self, headers: &HeaderMap) -> bool {
-        headers
-            .get(header::HOST)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|h| {
-                self.hosts.iter().any(|a| a.eq_ignore_ascii_case(h))
-                    || self
-                        .any_address
-                        .is_some_and(|port| h.parse::<SocketAddr>().is_ok_and(|a| a.port() == port))
-            })
+        self.hosts.host_ok(headers)
     }
 
     fn origin_ok(&self, origin: &str) -> bool {
-        self.hosts.iter().any(|h| {
-            origin
-                .strip_prefix("http://")
-                .is_some_and(|o| o.eq_ignore_ascii_case(h))
-        })
+        self.hosts.origin_ok(origin)
     }
 
     fn caller(&self, headers: &HeaderMap) -> Option<Caller> {
-        // The scheme's name is case-insensitive (RFC 9110 §11.1).
-        let bearer = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| {
-                let (scheme, token) = v.split_once(' ')?;
-                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-            });
-        if bearer.is_some_and(|b| self.token.matches(b)) {
+        if bearer(headers).is_some_and(|b| self.token.matches(b)) {
             return Some(Caller::Program);
         }
         let cookie = session_cookie(headers)?;
@@ -168,7 +130,7 @@ pub async fn guard(State(g): State<Arc<TcpGuard>>, req: Request, next: Next) -> 
             "wrong_host",
             format!(
                 "this listener answers only requests addressed to {}",
-                g.hosts.join(" or ")
+                g.hosts.listed()
             ),
         )
         .into_response();

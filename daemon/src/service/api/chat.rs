@@ -20,7 +20,9 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use localm_core::chat::{self, json_format, task_prompt};
 use localm_core::manage::{self, Added};
+use localm_core::recall::query::ChatMessage;
 use localm_core::record::Kind;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::apps;
@@ -104,82 +106,119 @@ struct Prepared {
     reply: ReplyId,
 }
 
+/// One request as the client sent it, read once: the body parsed once into `raw` (what the
+/// relay forwards losslessly and the apps' hints are read from) and typed from that same value
+/// (`req`), with the messages recall and the session rules read.
+struct ChatTurn {
+    raw: Value,
+    req: ChatRequest,
+    messages: Vec<ChatMessage>,
+}
+
+impl ChatTurn {
+    /// The body, or the 400 that says why it is not a chat completion request.
+    fn read(body: &[u8]) -> Result<ChatTurn, Response> {
+        let refuse = |e: serde_json::Error| {
+            error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                format!("the request body is not a chat completion request: {e}"),
+            )
+        };
+        let raw: Value = serde_json::from_slice(body).map_err(refuse)?;
+        let req = ChatRequest::deserialize(&raw).map_err(refuse)?;
+        let messages = req.chat_messages();
+        Ok(ChatTurn { raw, req, messages })
+    }
+
+    /// The user's message this turn answers, as text ("" when the last message is not theirs).
+    fn latest(&self) -> String {
+        self.req
+            .new_user_message()
+            .map(InMessage::text)
+            .unwrap_or_default()
+    }
+
+    /// The body to forward: as sent, but naming the upstream's own model id rather than its
+    /// `+nomemory` twin.
+    fn forwarded(mut self) -> (ChatRequest, Value) {
+        if let Some(m) = self.raw.get("model").and_then(Value::as_str) {
+            self.raw["model"] = Value::String(task_prompt::base_model(m).to_string());
+        }
+        (self.req, self.raw)
+    }
+}
+
+/// Who answers a turn: the upstream, the local worker on the chat model, or nobody (a 503 once
+/// recall has run, as a turn with no model always got).
+enum Answerer {
+    Upstream(upstream::Upstream),
+    Local(std::path::PathBuf),
+    NoModel,
+}
+
 /// `POST /v1/chat/completions`.
 pub async fn completions(
     State(s): State<Arc<Shared>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let req: ChatRequest = match serde_json::from_slice(&body) {
-        Ok(r) => r,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "invalid_request",
-                format!("the request body is not a chat completion request: {e}"),
-            );
-        }
+    let turn = match ChatTurn::read(&body) {
+        Ok(t) => t,
+        Err(resp) => return resp,
     };
-    let raw: Value = serde_json::from_slice(&body).unwrap_or_default();
     let config = s.config();
     let local_model = models::chat_path(&s.data_dir, &config.settings).filter(|p| p.is_file());
     // With an upstream, a request naming the local model's id is still served locally.
-    let asks_local = local_model
-        .as_deref()
-        .map(model_name)
-        .is_some_and(|n| req.model.as_deref().map(task_prompt::base_model) == Some(n.as_str()));
-    let upstream = upstream(&s).filter(|_| !asks_local);
-    if let Err(e) = req.validate(upstream.is_some()) {
+    let asks_local = local_model.as_deref().map(model_name).is_some_and(|n| {
+        turn.req.model.as_deref().map(task_prompt::base_model) == Some(n.as_str())
+    });
+    let answerer = match upstream(&s).filter(|_| !asks_local) {
+        Some(up) => Answerer::Upstream(up),
+        None => match models::chat_path(&s.data_dir, &config.settings) {
+            Some(path) => Answerer::Local(path),
+            None => Answerer::NoModel,
+        },
+    };
+    let relay = matches!(answerer, Answerer::Upstream(_));
+    if let Err(e) = turn.req.validate(relay) {
         return error(StatusCode::BAD_REQUEST, "invalid_request", e.to_string());
     }
     // The local model follows `response_format` with a grammar (refused before recall runs when
     // it cannot); the upstream gets it as sent.
-    let grammar = match upstream {
-        Some(_) => None,
-        None => match json_format::grammar(raw.get("response_format")) {
+    let grammar = if relay {
+        None
+    } else {
+        match json_format::grammar(turn.raw.get("response_format")) {
             Ok(g) => g,
             Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_request", e.to_string()),
-        },
+        }
     };
     let now = Utc::now();
-    let messages = req.chat_messages();
-    let session = match apps::session(&headers, &raw, &messages, now) {
+    let session = match apps::session(&headers, &turn.raw, &turn.messages, now) {
         Ok(n) => n,
         Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_session", e.to_string()),
     };
     // An app's own prompt (a title, tags…) or a `+nomemory` model: no recall, not logged.
-    let background = apps::background(&raw, &messages).is_some();
+    let background = apps::background(&turn.raw, &turn.messages).is_some();
     let plugin = config.settings.memory_plugin_enabled() && !background;
-    let latest = req
-        .new_user_message()
-        .map(InMessage::text)
-        .unwrap_or_default();
-    let created = now.timestamp().max(0) as u64;
-    let id = format!("chatcmpl-{:016x}", nonce());
+    let reply = |model: String| ReplyId {
+        id: format!("chatcmpl-{:016x}", nonce()),
+        created: now.timestamp().max(0) as u64,
+        model: turn.req.model.clone().unwrap_or(model),
+    };
 
-    if plugin && let Some(fact) = chat::remember_command(&latest) {
+    if plugin && let Some(fact) = chat::remember_command(&turn.latest()) {
         let text = remember(&s, fact).await;
-        let reply = ReplyId {
-            id,
-            created,
-            model: req.model.clone().unwrap_or_else(|| "localm".into()),
-        };
         let header = localm_core::recall::Recall::none(None).header_value();
-        return local::canned(&req, &reply, &text, &header);
+        return local::canned(&turn.req, &reply("localm".into()), &text, &header);
     }
 
     // Recall, as the spec's table says: the plugin on, memory_enabled, the mode's rules, the
     // origin and coder rules.
     let (block, header) = if plugin {
-        match recall_turn(
-            &s,
-            &messages,
-            req.agent.unwrap_or_default(),
-            false,
-            Reinforce::Injected,
-        )
-        .await
-        {
+        let agent = turn.req.agent.unwrap_or_default();
+        match recall_turn(&s, &turn.messages, agent, false, Reinforce::Injected).await {
             Ok(answer) => (answer.block, answer.header),
             Err(e) => return error(e.status, e.code, e.message),
         }
@@ -190,44 +229,30 @@ pub async fn completions(
         )
     };
     let log_to = (plugin && config.mode.allows_writes()).then_some(session);
-    if let Some(up) = upstream {
-        // The upstream knows its own model ids, not their `+nomemory` twins.
-        let mut original = raw;
-        if let Some(m) = original.get("model").and_then(Value::as_str) {
-            original["model"] = Value::String(task_prompt::base_model(m).to_string());
-        }
-        let p = Prepared {
-            reply: ReplyId {
-                id,
-                created,
-                model: req.model.clone().unwrap_or_default(),
-            },
-            req,
-            header,
-            block,
-            log_to,
-        };
-        return relay::forward(s, p, up, &original).await;
-    }
-    let Some(model_path) = models::chat_path(&s.data_dir, &config.settings) else {
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "no_model",
-            "no chat model is installed: run `localm setup-model` or set chat_model",
-        );
+    // The upstream's reply names the model the client asked for (or none); the local one's,
+    // else the installed model's.
+    let model = match &answerer {
+        Answerer::Local(path) => model_name(path),
+        Answerer::Upstream(_) | Answerer::NoModel => String::new(),
     };
+    let reply = reply(model);
+    let (req, original) = turn.forwarded();
     let p = Prepared {
-        reply: ReplyId {
-            id,
-            created,
-            model: req.model.clone().unwrap_or_else(|| model_name(&model_path)),
-        },
+        reply,
         req,
         header,
         block,
         log_to,
     };
-    local::generate(s, p, &model_path, grammar).await
+    match answerer {
+        Answerer::Upstream(up) => relay::forward(s, p, up, &original).await,
+        Answerer::Local(path) => local::generate(s, p, &path, grammar).await,
+        Answerer::NoModel => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "no_model",
+            "no chat model is installed: run `localm setup-model` or set chat_model",
+        ),
+    }
 }
 
 /// Store a `/remember` fact as the user's, and the reply that says what happened.
