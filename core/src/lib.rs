@@ -22,6 +22,7 @@ pub mod recall;
 pub mod record;
 pub mod refusal;
 pub mod same_fact;
+pub mod secret;
 pub mod session;
 pub mod settings;
 pub mod store;

@@ -14,6 +14,7 @@ use crate::settings::Mode;
 
 use crate::fact_text::{TextError, normalize_fact};
 use crate::same_fact::key as fact_key;
+use crate::secret::{self, Secret};
 use crate::store::archive::ArchiveReason;
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
 use crate::store::{ClearReport, Committed, Snapshot, Store, StoreError};
@@ -62,6 +63,10 @@ pub enum ManageError {
         "memory changed since this edit was read (generation {base}, now {now}); nothing was saved: read it again and redo the edit on top"
     )]
     Changed { base: u64, now: u64 },
+    #[error("the text holds {0}, a secret localm does not store; nothing was changed")]
+    Secret(Secret),
+    #[error("line {line} holds {kind}, a secret localm does not store; nothing was changed")]
+    LineSecret { line: usize, kind: Secret },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -75,6 +80,24 @@ pub struct Ctx<'a> {
     pub now: DateTime<Utc>,
     /// Provenance `via` for what this caller types: "cli", "api".
     pub via: &'static str,
+}
+
+/// What an add or a bulk edit may do beyond the rules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Force {
+    /// Store a fact that holds a secret (`crate::secret`); without it one is refused. Recall
+    /// never brings such a fact into a prompt either way.
+    pub secrets: bool,
+}
+
+impl Force {
+    /// Refuse `text` if it holds a secret and secrets are not forced.
+    fn check(self, text: &str) -> Result<(), Secret> {
+        match secret::find(text) {
+            Some(kind) if !self.secrets => Err(kind),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The result of `add`.
@@ -152,14 +175,14 @@ pub fn add(
     kind: Kind,
     importance: Option<f32>,
 ) -> Result<Committed<Added>, ManageError> {
-    add_from(ctx, Source::User, text, kind, importance)
+    add_with(ctx, Source::User, text, kind, importance, Force::default())
 }
 
 /// Save a fact written by `source`: `add` for what the user typed, `synth` for what a model
 /// wrote through a tool (`localm mcp`'s `memory_append`). The same rules either way: refused in
 /// privacy mode, one normalised line, importance 0–1 (default 0.8) then capped for the source
 /// (synth at most 0.85), the same fact already there (ignoring case and spacing) kept as it is
-/// whatever its source, at most 256 records.
+/// whatever its source, at most 256 records. A text holding a secret is refused.
 pub fn add_from(
     ctx: &Ctx,
     source: Source,
@@ -167,8 +190,21 @@ pub fn add_from(
     kind: Kind,
     importance: Option<f32>,
 ) -> Result<Committed<Added>, ManageError> {
+    add_with(ctx, source, text, kind, importance, Force::default())
+}
+
+/// `add_from`, with what `force` allows: a secret stored when the caller says so.
+pub fn add_with(
+    ctx: &Ctx,
+    source: Source,
+    text: &str,
+    kind: Kind,
+    importance: Option<f32>,
+    force: Force,
+) -> Result<Committed<Added>, ManageError> {
     refuse_in_privacy(ctx, "add")?;
     let text = normalize_fact(text)?;
+    force.check(&text).map_err(ManageError::Secret)?;
     let importance = importance.unwrap_or(DEFAULT_IMPORTANCE);
     if !(0.0..=1.0).contains(&importance) {
         return Err(ManageError::BadImportance(importance));
@@ -282,6 +318,18 @@ pub fn replace_all(
     text: &str,
     base: Option<u64>,
 ) -> Result<Committed<Replaced>, ManageError> {
+    replace_all_with(ctx, text, base, Force::default())
+}
+
+/// `replace_all`, with what `force` allows. A new line holding a secret is refused (nothing
+/// changed) unless secrets are forced; a line naming a fact already stored is kept as it is,
+/// so a secret stored with force survives an editor's Save.
+pub fn replace_all_with(
+    ctx: &Ctx,
+    text: &str,
+    base: Option<u64>,
+    force: Force,
+) -> Result<Committed<Replaced>, ManageError> {
     refuse_in_privacy(ctx, "replace all")?;
     let chars = text.chars().count();
     if chars > BULK_MAX_CHARS {
@@ -298,10 +346,10 @@ pub fn replace_all(
     let facts = lines
         .into_iter()
         .map(|(i, l)| {
-            normalize_fact(l).map_err(|source| ManageError::Line {
-                line: i + 1,
-                source,
-            })
+            let line = i + 1;
+            normalize_fact(l)
+                .map(|fact| (line, fact))
+                .map_err(|source| ManageError::Line { line, source })
         })
         .collect::<Result<Vec<_>, _>>()?;
     ctx.store.write(|snap| {
@@ -313,8 +361,13 @@ pub fn replace_all(
         }
         import_legacy_once(ctx, snap)?;
         let mut wanted: Vec<(String, String)> = Vec::new();
-        for fact in facts {
+        for (line, fact) in facts {
             let key = fact_key(&fact);
+            if !snap.records.iter().any(|r| fact_key(&r.text) == key) {
+                force
+                    .check(&fact)
+                    .map_err(|kind| ManageError::LineSecret { line, kind })?;
+            }
             if !wanted.iter().any(|(k, _)| *k == key) {
                 wanted.push((key, fact));
             }

@@ -24,6 +24,9 @@ pub enum Refusal {
     ExampleCopy,
     /// Rule 6: too few of its words occur in what the user typed.
     Ungrounded,
+    /// A secret (a PIN, a password, a key, a card or account number: `crate::secret`), never
+    /// stored.
+    Secret,
 }
 
 /// How many candidates each rule refused in one pass (kinds that refused nothing are absent).
@@ -40,6 +43,7 @@ impl Refusal {
             Refusal::AboutAssistant => "about the assistant, not the user",
             Refusal::ExampleCopy => "copied from the prompt's example, not the user's chat",
             Refusal::Ungrounded => "not grounded in the user's own words",
+            Refusal::Secret => "holds a secret (a PIN, password, key, card or account number)",
         }
     }
 }

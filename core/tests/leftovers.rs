@@ -6,8 +6,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use localm_core::manage::{self, Added, Ctx};
-use localm_core::record::{Kind, Record};
+use localm_core::manage::{self, Added, Ctx, Force};
+use localm_core::record::{Kind, Record, Source};
 use localm_core::settings::Mode;
 use localm_core::store::journal::{Entry, Journal, Phase};
 use localm_core::store::vectors::{VectorEntry, text_hash};
@@ -41,8 +41,10 @@ impl Data {
         }
     }
 
+    /// Add `text`, a secret the user stored on purpose (`--force`).
     fn add(&self, text: &str) -> Record {
-        match manage::add(&self.ctx(), text, Kind::Semantic, None)
+        let force = Force { secrets: true };
+        match manage::add_with(&self.ctx(), Source::User, text, Kind::Semantic, None, force)
             .expect("add")
             .value
         {

@@ -62,7 +62,9 @@ pub fn code_of(err: &anyhow::Error) -> Code {
                 | ManageError::Line { .. }
                 | ManageError::BadImportance(_)
                 | ManageError::NothingToChange
-                | ManageError::Duplicate { .. } => Code::Usage,
+                | ManageError::Duplicate { .. }
+                | ManageError::Secret(_)
+                | ManageError::LineSecret { .. } => Code::Usage,
                 ManageError::NotFound { .. } | ManageError::Ambiguous { .. } => Code::NotFound,
                 ManageError::Store(StoreError::Lock(LockError::Busy { .. })) => Code::Busy,
                 ManageError::Stale { .. } | ManageError::Changed { .. } | ManageError::Store(_) => {

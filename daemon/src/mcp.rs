@@ -12,7 +12,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use chrono::Utc;
 use localm_core::legacy::LEGACY_FILE;
-use localm_core::manage::{self, Added, Ctx, ManageError};
+use localm_core::manage::{self, Added, Ctx, Force, ManageError};
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
 use localm_core::record::{DEFAULT_IMPORTANCE, Kind, Record, Source};
 use localm_core::settings::Mode;
@@ -101,6 +101,10 @@ pub struct AppendArgs {
     #[serde(default = "default_importance")]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub importance: f64,
+    /// Store it even though it holds a secret (a PIN, password, key, card or account number).
+    /// Only when the user asked for exactly that; recall never returns such a fact.
+    #[serde(default)]
+    pub force: bool,
 }
 
 fn semantic() -> String {
@@ -284,6 +288,10 @@ enum ToolError {
     Kind(String),
     #[error("{0}; nothing was saved.")]
     NotSaved(ManageError),
+    #[error(
+        "the text holds {0}, a secret localm does not store; nothing was saved. Only if the user asked to store it, call again with \"force\": true."
+    )]
+    Secret(localm_core::secret::Secret),
     #[error("the tool failed unexpectedly ({0}).")]
     Panicked(tokio::task::JoinError),
 }
@@ -405,8 +413,21 @@ impl Memory {
         // add_from refuses one outside 0–1, as `memory add` does.
         #[allow(clippy::cast_possible_truncation)]
         let importance = args.importance as f32;
-        let committed = manage::add_from(&ctx, Source::Synth, &args.text, kind, Some(importance))
-            .map_err(ToolError::NotSaved)?;
+        let force = Force {
+            secrets: args.force,
+        };
+        let committed = manage::add_with(
+            &ctx,
+            Source::Synth,
+            &args.text,
+            kind,
+            Some(importance),
+            force,
+        )
+        .map_err(|e| match e {
+            ManageError::Secret(kind) => ToolError::Secret(kind),
+            e => ToolError::NotSaved(e),
+        })?;
         if !committed.corrupt_moved.is_empty() {
             tracing::warn!(
                 lines = committed.corrupt_moved.len(),

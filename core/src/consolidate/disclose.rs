@@ -71,11 +71,17 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// The verdict as the pass report shows it.
+    /// The verdict as the pass report shows it, any secret in it blanked.
     pub fn explained(&self) -> Explained {
+        let clause = crate::secret::redact(&self.clause);
         match &self.outcome {
-            Ok(d) => Explained::kept(&self.session, self.line, &self.clause, &d.clause),
-            Err(why) => Explained::dropped(&self.session, self.line, &self.clause, why),
+            Ok(d) => Explained::kept(
+                &self.session,
+                self.line,
+                &clause,
+                &crate::secret::redact(&d.clause),
+            ),
+            Err(why) => Explained::dropped(&self.session, self.line, &clause, why),
         }
     }
 }
@@ -139,8 +145,9 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
                 Ok(c) => c,
                 // "I adopted a cat, her name is Mochi", "a playlist I created, called Summer
                 // Vibes": a name for what the clause before spoke of is one fact with it.
-                Err(_)
-                    if !asks
+                Err(why)
+                    if why.rule != Rule::Secret
+                        && !asks
                         && names_the_thing_before(&clause)
                         && join_before(&mut out, at, &clause) =>
                 {
@@ -156,7 +163,9 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
                     // "Can you find a case for my iPhone 13 Pro?" asks, and says what the
                     // user has.
                     let outcome = match possession(&clause) {
-                        Some(has) if why.rule != Rule::Meta => Ok((has, clause.clone())),
+                        Some(has) if !matches!(why.rule, Rule::Meta | Rule::Secret) => {
+                            Ok((has, clause.clone()))
+                        }
                         _ => Err(why),
                     };
                     verdict(&mut out, &clause, outcome);
@@ -541,6 +550,9 @@ fn last_name(text: &str) -> Option<String> {
 
 /// `clause` trimmed of filler, when it is a disclosure; else the rule that drops it.
 fn disclosure(clause: &str) -> Result<String, Dropped> {
+    if let Some(secret) = crate::secret::find(clause) {
+        return Err(Dropped::on(Rule::Secret, secret.as_str()));
+    }
     let mut clause = clause.to_string();
     for n in NOW {
         if let Some(i) = clause.to_lowercase().find(n) {

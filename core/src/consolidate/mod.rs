@@ -349,10 +349,11 @@ fn decide_all(
     let vectors = pass.store.read_vectors().ok();
     let existing = Existing::new(snap, embedder, vectors.as_ref());
     for f in found {
-        let planned = one_change_per_fact(
-            consider(&f.candidate, &existing, cx, &changes, model),
-            &changes,
-        );
+        let quote = f.from.as_ref().map(|d| d.quote.as_str());
+        let planned = plan::refuse_secret(&f.candidate.text, quote).unwrap_or_else(|| {
+            let planned = consider(&f.candidate, &existing, cx, &changes, model);
+            one_change_per_fact(planned, &changes)
+        });
         let (sessions, evidence) = match &f.from {
             Some(d) => (
                 vec![d.session.clone()],
@@ -396,7 +397,9 @@ fn summarise_due(
                     Why::Refused(r) => Skipped::refused(text, r),
                     Why::Other(why) => Skipped::because(text, why),
                 });
-                summary::by_rule(s).filter(|t| guard::refuse_summary(t, &cx).is_none())
+                summary::by_rule(s)
+                    .map(|t| crate::secret::redact(&t))
+                    .filter(|t| guard::refuse_summary(t, &cx).is_none())
             }
         };
         if let Some(text) = text {
@@ -564,10 +567,12 @@ fn consider(
     // The model's own new text passes the same guards as a candidate; when it does not, the
     // candidate (which did) is the new text.
     let d = match &d.text {
-        Some(t) if guard::refuse_fact(t, cx).is_some() => plan::Decision {
-            text: Some(c.text.clone()),
-            ..d
-        },
+        Some(t) if guard::refuse_fact(t, cx).is_some() || crate::secret::find(t).is_some() => {
+            plan::Decision {
+                text: Some(c.text.clone()),
+                ..d
+            }
+        }
         _ => d,
     };
     plan::decide(c, &d, &records, &snap.corrections)
@@ -669,6 +674,10 @@ fn summarise(
             Some(text),
             Why::Other("reads as an instruction, not what the user did"),
         )));
+    }
+    if crate::secret::find(&text).is_some() {
+        let refused = Why::Refused(guard::Refusal::Secret);
+        return Ok(Err((Some(crate::secret::redact(&text)), refused)));
     }
     Ok(match guard::refuse_summary(&text, cx) {
         Some(refusal) => Err((Some(text), Why::Refused(refusal))),

@@ -4,6 +4,7 @@
 //! UPDATE keeps both facts; a rejected correction is not proposed again.
 
 use crate::record::{Kind, Record, SYNTH_IMPORTANCE_CAP};
+use crate::refusal::Refusal;
 use crate::same_fact::key as fact_key;
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
 use crate::words::content_words;
@@ -66,7 +67,7 @@ pub enum Planned {
     /// Refused by a guard (`consolidate::guard`).
     Refused {
         text: String,
-        refusal: super::guard::Refusal,
+        refusal: Refusal,
     },
     /// Skipped as already in memory as `target`: the user's words it came from join the
     /// target's evidence (a synth fact's, newest kept).
@@ -75,6 +76,17 @@ pub enum Planned {
         text: String,
         why: String,
     },
+}
+
+/// A candidate that holds a secret (`crate::secret`), in its text or in the user's words it came
+/// from (`quote`), is refused whatever else is true of it, and shown with the secret blanked out:
+/// not even the pass report keeps it.
+pub fn refuse_secret(text: &str, quote: Option<&str>) -> Option<Planned> {
+    let holds = |t: &str| crate::secret::find(t).is_some();
+    (holds(text) || quote.is_some_and(holds)).then(|| Planned::Refused {
+        text: crate::secret::redact(text),
+        refusal: Refusal::Secret,
+    })
 }
 
 /// Importance of a synth fact from the model's confidence, capped at 0.85.

@@ -720,3 +720,49 @@ fn a_long_session_is_read_on_by_the_next_pass_from_where_this_one_stopped() {
     let (third, _) = f.run_with(Extraction::Rule, "", "", "", now());
     assert_eq!(third.sessions_read, 0, "{third:?}");
 }
+
+const OPENAI_KEY: &str = "sk-proj-Ab12Cd34Ef56Gh78Ij90KlMnOp";
+
+#[test]
+fn secrets_become_no_fact_summary_or_evidence_and_the_report_blanks_them() {
+    let f = fixture();
+    let lines = [
+        r#"{"ts": "2026-11-30T09:00:00Z", "role": "user", "content": "My bank PIN is 4821."}"#.to_string(),
+        format!(r#"{{"ts": "2026-11-30T09:01:00Z", "role": "user", "content": "My OpenAI key is {OPENAI_KEY}"}}"#),
+        r#"{"ts": "2026-11-30T09:02:00Z", "role": "user", "content": "I have a beagle named Rex."}"#.to_string(),
+    ];
+    std::fs::write(
+        f.dir.path().join("sessions").join("s1.jsonl"),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    // Quiet for 20 minutes: the session is due its summary.
+    let later = now() + chrono::Duration::minutes(20);
+    let summary = format!(r#"{{"summary": "Shared the key {OPENAI_KEY} and the PIN 4821"}}"#);
+    let (r, _) = f.run_with(Extraction::Rule, "", "", &summary, later);
+    let added: Vec<&str> = r.added.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(added, ["User has a beagle named Rex"], "{r:?}");
+    let secrets: Vec<&Skipped> = r
+        .skipped
+        .iter()
+        .filter(|s| s.refusal == Some(guard::Refusal::Secret))
+        .collect();
+    assert_eq!(secrets.len(), 1, "the model's summary: {r:?}");
+    // The two clauses never become candidates: the rules drop them, and say so.
+    let dropped: Vec<&str> = r
+        .explained
+        .iter()
+        .filter(|e| e.rule == Some(rules::Rule::Secret))
+        .map(|e| e.clause.as_str())
+        .collect();
+    assert_eq!(
+        dropped,
+        ["My bank PIN is [secret]", "My OpenAI key is [secret]"],
+        "{r:?}"
+    );
+    let snap = f.store.read().unwrap();
+    let stored = serde_json::to_string(&(&snap.records, &r)).unwrap();
+    for secret in ["4821", OPENAI_KEY] {
+        assert!(!stored.contains(secret), "{secret} kept: {stored}");
+    }
+}

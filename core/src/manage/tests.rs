@@ -779,3 +779,56 @@ fn replace_all_imports_the_legacy_file_first() {
     assert!(f.store.read().unwrap().state.legacy_imported);
     assert_eq!(texts(&f), ["Name is Ada", "Likes jazz"]);
 }
+
+#[test]
+fn a_secret_is_refused_unless_forced_and_a_stored_one_survives_a_bulk_edit() {
+    let f = fixture();
+    let log = f.ctx(Mode::Log);
+    let err = add(&log, "My bank PIN is 4821", Kind::Semantic, None).unwrap_err();
+    assert!(matches!(err, ManageError::Secret(Secret::Pin)), "{err}");
+    assert!(err.to_string().contains("a PIN"), "{err}");
+    let err = add_from(
+        &log,
+        Source::Synth,
+        "key sk-proj-Ab12Cd34Ef56Gh78Ij90KlMn",
+        Kind::Semantic,
+        None,
+    )
+    .unwrap_err();
+    assert!(matches!(err, ManageError::Secret(Secret::ApiKey)), "{err}");
+    assert!(
+        f.store.read().unwrap().records.is_empty(),
+        "nothing changed"
+    );
+
+    let forced = Force { secrets: true };
+    let r = add_with(
+        &log,
+        Source::User,
+        "My bank PIN is 4821",
+        Kind::Semantic,
+        None,
+        forced,
+    )
+    .unwrap()
+    .value;
+    assert!(matches!(r, Added::New(_)));
+
+    // A new line with a secret is refused; the stored one, named again, is kept.
+    let err = replace_all(&log, "My bank PIN is 4821\nmy password is hunter2", None).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ManageError::LineSecret {
+                line: 2,
+                kind: Secret::Password
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(texts(&f), ["My bank PIN is 4821"]);
+    replace_all(&log, "My bank PIN is 4821\nLikes tea", None).unwrap();
+    assert_eq!(texts(&f), ["My bank PIN is 4821", "Likes tea"]);
+    replace_all_with(&log, "Likes tea\nmy password is hunter2", None, forced).unwrap();
+    assert_eq!(texts(&f), ["Likes tea", "my password is hunter2"]);
+}

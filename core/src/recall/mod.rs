@@ -253,7 +253,10 @@ pub fn recall(
 /// The first-person fallback: the strongest user/import facts, at most 2.
 fn fallback(records: &[Record], ranked: &mut [Scored]) {
     let mut trusted: Vec<usize> = (0..ranked.len())
-        .filter(|&k| records[ranked[k].index].source.is_trusted())
+        .filter(|&k| {
+            let r = &records[ranked[k].index];
+            r.source.is_trusted() && !rank::withheld(r)
+        })
         .collect();
     trusted.sort_by(|&a, &b| {
         let (ra, rb) = (&records[ranked[a].index], &records[ranked[b].index]);

@@ -84,6 +84,12 @@ pub fn recency(r: &Record, now: DateTime<Utc>) -> f32 {
     (-age_days / RECENCY_TAU_DAYS).exp()
 }
 
+/// Whether `r` is never recalled, whatever the query: it holds a secret (`crate::secret`; one
+/// the user stored with `--force` stays listable, never injected into a prompt).
+pub fn withheld(r: &Record) -> bool {
+    crate::secret::find(&r.text).is_some()
+}
+
 /// Gate and score every record; returned best first (gate-rejected ones last). `about_user`
 /// says whether the message is about the user (the gate is lower then).
 pub fn rank(
@@ -99,6 +105,7 @@ pub fn rank(
         .enumerate()
         .map(|(index, (r, s))| {
             let gate = match (gates.passes(s.share, s.cosine, about_user), s.cosine) {
+                _ if withheld(r) => Gate::Rejected,
                 (false, _) if s.constraint.is_some() => Gate::Constraint,
                 (false, _) => Gate::Rejected,
                 (true, None) => Gate::SharedWord,

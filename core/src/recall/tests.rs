@@ -400,3 +400,25 @@ fn a_when_question_prefers_the_fact_that_carries_a_date() {
         vec!["pet", "date"]
     );
 }
+
+#[test]
+fn a_fact_holding_a_secret_is_never_recalled_not_even_by_the_fallback() {
+    let records = vec![
+        rec("aa000001", "My bank PIN is 4821", Source::User, 1.0),
+        rec("aa000002", "My bank is Monzo", Source::User, 0.5),
+    ];
+    let r = run(
+        &records,
+        &Semantic::Unavailable(Degrade::NoEmbedder),
+        "what is my bank PIN?",
+    );
+    assert_eq!(ids(&r), ["aa000002"], "{r:?}");
+    assert!(!r.block.contains("4821"), "{}", r.block);
+    // A first-person question nothing matches brings in trusted facts, never the secret.
+    let r = run(
+        &records,
+        &Semantic::Unavailable(Degrade::NoEmbedder),
+        "what do I like?",
+    );
+    assert!(!ids(&r).contains(&"aa000001"), "{r:?}");
+}

@@ -6,13 +6,13 @@ use std::io::{BufRead, IsTerminal, Write};
 use anyhow::Context as _;
 use chrono::Utc;
 use clap::{Subcommand, ValueEnum};
-use localm_core::Kind;
 use localm_core::legacy::LEGACY_FILE;
-use localm_core::manage::{self, Added, Ctx};
+use localm_core::manage::{self, Added, Ctx, Force, ManageError};
 use localm_core::printable::visible;
 use localm_core::record::Record;
 use localm_core::store::corrections::{Correction, CorrectionOp};
 use localm_core::store::{Committed, Store};
+use localm_core::{Kind, Source};
 
 use super::Context;
 use super::output::{self, print};
@@ -46,6 +46,10 @@ pub enum MemoryCommand {
         /// Weight for recall and pruning, from 0 to 1.
         #[arg(long, default_value_t = 0.8, value_parser = parse_importance)]
         importance: f32,
+        /// Store it even if it holds a secret (a PIN, password, key, card or account number).
+        /// Recall still never puts such a fact into a prompt.
+        #[arg(long)]
+        force: bool,
     },
     /// Delete one fact outright (not archived, not recoverable).
     Forget {
@@ -154,8 +158,24 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> anyhow::Result<()> {
             text,
             kind,
             importance,
+            force,
         } => {
-            let added = done(manage::add(&mctx, &text, kind.into(), Some(importance)))?;
+            let force = Force { secrets: force };
+            let added = manage::add_with(
+                &mctx,
+                Source::User,
+                &text,
+                kind.into(),
+                Some(importance),
+                force,
+            )
+            .map_err(|e| match e {
+                ManageError::Secret(_) => {
+                    coded(Code::Usage, format!("{e}. Pass --force to store it anyway"))
+                }
+                e => e.into(),
+            });
+            let added = done(added)?;
             match added {
                 Added::New(r) => print(&format!("remembered {}: {}\n", r.id, r.text)),
                 Added::Existing(r) => {
@@ -262,8 +282,8 @@ fn read(store: &Store) -> anyhow::Result<localm_core::store::Snapshot> {
 }
 
 /// Unwrap a committed write, reporting any unreadable lines it moved aside.
-fn done<T>(r: Result<Committed<T>, manage::ManageError>) -> anyhow::Result<T> {
-    let c = r?;
+fn done<T, E: Into<anyhow::Error>>(r: Result<Committed<T>, E>) -> anyhow::Result<T> {
+    let c = r.map_err(Into::into)?;
     output::warn_corrupt(&c.corrupt_moved, true);
     Ok(c.value)
 }

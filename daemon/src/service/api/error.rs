@@ -77,8 +77,12 @@ impl From<StoreError> for ApiError {
 impl From<ManageError> for ApiError {
     fn from(e: ManageError) -> ApiError {
         use StatusCode as S;
-        let message = e.to_string();
+        let mut message = e.to_string();
         let (status, code) = match e {
+            ManageError::Secret(_) | ManageError::LineSecret { .. } => {
+                message.push_str(". Send \"force\": true to store it anyway");
+                (S::BAD_REQUEST, "secret")
+            }
             ManageError::Store(s) => return s.into(),
             ManageError::Privacy(_) => (S::FORBIDDEN, "privacy"),
             ManageError::Full

@@ -10,8 +10,8 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use localm_core::manage::{self, Added, Ctx, ManageError};
-use localm_core::record::{Kind, Record};
+use localm_core::manage::{self, Added, Ctx, Force, ManageError};
+use localm_core::record::{Kind, Record, Source};
 use localm_core::store::Committed;
 use localm_core::store::archive::Archived;
 use localm_core::store::corrections::Correction;
@@ -118,6 +118,10 @@ pub struct BulkEdit {
     /// The generation the text was made from (`GET /api/memory`'s `generation`).
     #[serde(default)]
     base: Option<u64>,
+    /// Store new lines that hold a secret (refused with 400 `secret` otherwise; lines naming a
+    /// fact already stored are kept as they are).
+    #[serde(default)]
+    force: bool,
 }
 
 /// The generation a bulk edit was made from: `If-Match` (`"7"`, `7` or `W/"7"`; `*` is no
@@ -160,7 +164,10 @@ pub async fn replace(
 ) -> Reply {
     let base = base_of(&headers, body.base)?;
     let done = committed(&s, "a bulk edit", move |ctx| {
-        manage::replace_all(ctx, &body.text, base)
+        let force = Force {
+            secrets: body.force,
+        };
+        manage::replace_all_with(ctx, &body.text, base, force)
     })
     .await?;
     #[derive(Serialize)]
@@ -189,16 +196,23 @@ pub struct Append {
     kind: Option<Kind>,
     #[serde(default)]
     importance: Option<f32>,
+    /// Store it even if it holds a secret (refused with 400 `secret` otherwise).
+    #[serde(default)]
+    force: bool,
 }
 
 /// `POST /api/memory/append`: 201 with the new record, or 200 with the one already there.
 pub async fn append(State(s): State<Arc<Shared>>, JsonBody(body): JsonBody<Append>) -> Reply {
     let added = write(&s, "adding a fact", move |ctx| {
-        manage::add(
+        manage::add_with(
             ctx,
+            Source::User,
             &body.text,
             body.kind.unwrap_or(Kind::Semantic),
             body.importance,
+            Force {
+                secrets: body.force,
+            },
         )
     })
     .await?;

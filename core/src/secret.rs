@@ -1,0 +1,763 @@
+//! Secrets a memory never keeps: PINs, passwords, passcodes, API keys and tokens, card, account,
+//! routing and social security numbers, CVVs and security answers, found by rule in one line of
+//! text (`find`) and blanked out of it (`redact`). A number is a secret when the text says what
+//! it is ("my bank PIN is 4821", "the code to my door is 1234") or when its shape proves it (a
+//! Luhn-valid card number, an IBAN, `ddd-dd-dddd`, a key with a vendor's prefix such as
+//! `sk-proj-` or `ghp_`); a number alone ("I have 2 kids", "born in 1984") is not.
+
+use std::fmt;
+use std::ops::Range;
+
+/// What kind of secret a text holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Secret {
+    Pin,
+    Password,
+    /// A door, alarm, lock or phone code.
+    Passcode,
+    ApiKey,
+    Token,
+    PrivateKey,
+    CardNumber,
+    Cvv,
+    AccountNumber,
+    Iban,
+    RoutingNumber,
+    Ssn,
+    SecurityAnswer,
+}
+
+impl Secret {
+    /// The kind as the user reads it: "holds a PIN".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Secret::Pin => "a PIN",
+            Secret::Password => "a password",
+            Secret::Passcode => "a passcode",
+            Secret::ApiKey => "an API key",
+            Secret::Token => "an access token",
+            Secret::PrivateKey => "a private key",
+            Secret::CardNumber => "a card number",
+            Secret::Cvv => "a card security code (CVV)",
+            Secret::AccountNumber => "a bank account number",
+            Secret::Iban => "an IBAN",
+            Secret::RoutingNumber => "a routing number",
+            Secret::Ssn => "a social security number",
+            Secret::SecurityAnswer => "a security answer",
+        }
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One secret in a text: its kind and the bytes of its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub kind: Secret,
+    pub span: Range<usize>,
+}
+
+/// What stands in for a secret's value in redacted text.
+pub const REDACTED: &str = "[secret]";
+
+/// The first secret `text` holds, if any.
+pub fn find(text: &str) -> Option<Secret> {
+    find_all(text).first().map(|f| f.kind)
+}
+
+/// `text` with the value of every secret it holds replaced by [`REDACTED`].
+pub fn redact(text: &str) -> String {
+    let mut found = find_all(text);
+    found.sort_by_key(|f| f.span.start);
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for f in found {
+        if f.span.start < at {
+            continue;
+        }
+        out.push_str(&text[at..f.span.start]);
+        out.push_str(REDACTED);
+        at = f.span.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Every secret in `text`, by the rules of this module.
+pub fn find_all(text: &str) -> Vec<Found> {
+    let words = words(text);
+    let mut out = Vec::new();
+    for w in &words {
+        if let Some(kind) = prefixed_key(&text[w.span.clone()]) {
+            out.push(Found {
+                kind,
+                span: w.span.clone(),
+            });
+        }
+    }
+    if text.contains("PRIVATE KEY") {
+        out.push(Found {
+            kind: Secret::PrivateKey,
+            span: 0..text.len(),
+        });
+    }
+    for run in digit_runs(text) {
+        if let Some(kind) = shaped_number(&run) {
+            out.push(Found {
+                kind,
+                span: run.span.clone(),
+            });
+        }
+    }
+    out.extend(iban(text));
+    for i in 0..words.len() {
+        if let Some(f) = named(&words, i, text) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// A word of the text: its bytes (leading and trailing punctuation left out), lower-cased, and
+/// whether a ':' or '=' closed it ("PIN:").
+struct Word {
+    span: Range<usize>,
+    lower: String,
+    colon: bool,
+}
+
+/// The text's words. "PIN:4821" and "token=abc" are two words, the first closed by its colon.
+fn words(text: &str) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut start = None;
+    let push = |s: usize, e: usize, out: &mut Vec<Word>| {
+        let chunk = &text[s..e];
+        // "PIN:4821", "token=abc": a name of letters, then its value.
+        if let Some(p) = chunk.find([':', '='])
+            && p > 0
+            && chunk[..p].chars().all(char::is_alphabetic)
+            && chunk[p + 1..]
+                .chars()
+                .next()
+                .is_some_and(char::is_alphanumeric)
+        {
+            word(text, s, s + p, true, out);
+            word(text, s + p + 1, e, false, out);
+        } else {
+            word(text, s, e, false, out);
+        }
+    };
+    for (i, c) in text.char_indices() {
+        match (c.is_whitespace(), start) {
+            (true, Some(s)) => {
+                push(s, i, &mut out);
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        push(s, text.len(), &mut out);
+    }
+    out
+}
+
+/// One word of `text[s..e]`, its punctuation trimmed; a lone ':' or '=' closes the word before.
+fn word(text: &str, s: usize, e: usize, colon: bool, out: &mut Vec<Word>) {
+    let chunk = &text[s..e];
+    let lead = chunk.len()
+        - chunk
+            .trim_start_matches(|c: char| "\"'([{<«“‘".contains(c))
+            .len();
+    let body = &chunk[lead..];
+    let kept = body.trim_end_matches(|c: char| ".,;:!?\"')]}>»”’…".contains(c));
+    let closed = colon || body[kept.len()..].starts_with([':']);
+    if kept.is_empty() {
+        if chunk.contains([':', '=', '-', '–'])
+            && let Some(prev) = out.last_mut()
+        {
+            prev.colon = true;
+        }
+        return;
+    }
+    out.push(Word {
+        span: s + lead..s + lead + kept.len(),
+        lower: kept.to_lowercase(),
+        colon: closed,
+    });
+}
+
+/// A key or token by its vendor's prefix, wherever it stands.
+fn prefixed_key(w: &str) -> Option<Secret> {
+    let tail = |prefix: &str, min: usize| {
+        w.strip_prefix(prefix).is_some_and(|t| {
+            t.len() >= min
+                && t.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        })
+    };
+    let upper_tail = |prefix: &str| {
+        w.strip_prefix(prefix).is_some_and(|t| {
+            t.len() == 16
+                && t.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        })
+    };
+    let key = tail("sk-", 20)
+        || tail("sk_live_", 16)
+        || tail("sk_test_", 16)
+        || tail("rk_live_", 16)
+        || upper_tail("AKIA")
+        || upper_tail("ASIA")
+        || tail("AIza", 30);
+    let token = [
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+        "glpat-",
+    ]
+    .iter()
+    .any(|p| tail(p, 20))
+        || ["xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "xoxe-"]
+            .iter()
+            .any(|p| tail(p, 10))
+        || tail("hf_", 30)
+        || is_jwt(w);
+    if key {
+        Some(Secret::ApiKey)
+    } else if token {
+        Some(Secret::Token)
+    } else {
+        None
+    }
+}
+
+/// A JSON web token: `eyJ…` in three dot-separated base64url parts.
+fn is_jwt(w: &str) -> bool {
+    let parts: Vec<&str> = w.split('.').collect();
+    w.starts_with("eyJ")
+        && w.len() >= 30
+        && parts.len() == 3
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        })
+}
+
+/// A run of digits, single spaces or dashes between its groups ("4111 1111 1111 1111").
+struct Run {
+    span: Range<usize>,
+    digits: String,
+    groups: Vec<usize>,
+    dashes: bool,
+}
+
+fn digit_runs(text: &str) -> Vec<Run> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let starts = b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_alphanumeric());
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut run = Run {
+            span: 0..0,
+            digits: String::new(),
+            groups: vec![0],
+            dashes: false,
+        };
+        loop {
+            while i < b.len() && b[i].is_ascii_digit() {
+                run.digits.push(char::from(b[i]));
+                if let Some(g) = run.groups.last_mut() {
+                    *g += 1;
+                }
+                i += 1;
+            }
+            let sep = i + 1 < b.len() && matches!(b[i], b' ' | b'-') && b[i + 1].is_ascii_digit();
+            if !sep {
+                break;
+            }
+            run.dashes |= b[i] == b'-';
+            run.groups.push(0);
+            i += 1;
+        }
+        if i < b.len() && b[i].is_ascii_alphabetic() {
+            // "5k", "3rd": a measure, not a number on its own.
+            continue;
+        }
+        run.span = start..i;
+        out.push(run);
+    }
+    out
+}
+
+/// A number whose shape says what it is: a card number (13–19 digits, Luhn-valid, starting 2–6,
+/// in groups of at least 3) or a social security number (`ddd-dd-dddd`).
+fn shaped_number(run: &Run) -> Option<Secret> {
+    if run.dashes && run.groups == [3, 2, 4] {
+        return Some(Secret::Ssn);
+    }
+    let n = run.digits.len();
+    let grouped = run.groups.len() == 1 || run.groups.iter().all(|g| *g >= 3);
+    let issuer = run.digits.starts_with(['2', '3', '4', '5', '6']);
+    ((13..=19).contains(&n) && grouped && issuer && luhn(&run.digits)).then_some(Secret::CardNumber)
+}
+
+/// The Luhn checksum of a digit string holds.
+fn luhn(digits: &str) -> bool {
+    let sum: u32 = digits
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(i, d)| {
+            let d = u32::from(d - b'0');
+            if i % 2 == 1 {
+                let x = d * 2;
+                if x > 9 { x - 9 } else { x }
+            } else {
+                d
+            }
+        })
+        .sum();
+    sum.is_multiple_of(10)
+}
+
+/// IBANs: two capital letters, two check digits, 11–30 letters or digits (spaces allowed
+/// between groups), the ISO 13616 checksum (mod 97 = 1) holding.
+fn iban(text: &str) -> Vec<Found> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 4 <= b.len() {
+        let head = b[i].is_ascii_uppercase()
+            && b[i + 1].is_ascii_uppercase()
+            && b[i + 2].is_ascii_digit()
+            && b[i + 3].is_ascii_digit()
+            && (i == 0 || !b[i - 1].is_ascii_alphanumeric());
+        if !head {
+            i += 1;
+            continue;
+        }
+        // The ends of groups: each place the IBAN could end.
+        let mut chars = String::new();
+        let mut ends: Vec<(usize, usize)> = Vec::new();
+        let mut j = i;
+        while j < b.len() && chars.len() < 34 {
+            let c = b[j];
+            if c.is_ascii_uppercase() || c.is_ascii_digit() {
+                chars.push(char::from(c));
+                j += 1;
+                if j == b.len() || !b[j].is_ascii_alphanumeric() {
+                    ends.push((j, chars.len()));
+                }
+            } else if c == b' '
+                && j + 1 < b.len()
+                && (b[j + 1].is_ascii_uppercase() || b[j + 1].is_ascii_digit())
+            {
+                j += 1;
+            } else {
+                break;
+            }
+        }
+        let hit = ends
+            .iter()
+            .rev()
+            .find(|(_, n)| (15..=34).contains(n) && iban_checks(&chars[..*n]));
+        match hit {
+            Some((end, _)) => {
+                out.push(Found {
+                    kind: Secret::Iban,
+                    span: i..*end,
+                });
+                i = *end;
+            }
+            None => i += 1,
+        }
+    }
+    out
+}
+
+fn iban_checks(s: &str) -> bool {
+    let (head, rest) = s.split_at(4);
+    let mut m: u32 = 0;
+    for c in rest.chars().chain(head.chars()) {
+        let v = match c.to_digit(36) {
+            Some(v) => v,
+            None => return false,
+        };
+        m = if v >= 10 {
+            (m * 100 + v) % 97
+        } else {
+            (m * 10 + v) % 97
+        };
+    }
+    m == 1
+}
+
+/// What the value after a name must look like.
+#[derive(Clone, Copy, PartialEq)]
+enum Value {
+    /// Digits, this many at least and at most.
+    Digits(usize, usize),
+    /// Any word but the ones that describe ("my password is too long").
+    Word,
+    /// A long random-looking string (letters and digits, 16 or more).
+    Random,
+}
+
+/// Names of secrets: the words, the kind, the value that follows, and whether a link ("is",
+/// ':') must stand between. Each name is one to three words, matched in order.
+const NAMES: &[(&[&str], Secret, Value, bool)] = &[
+    (&["pin"], Secret::Pin, Value::Digits(4, 8), false),
+    (&["pin", "number"], Secret::Pin, Value::Digits(4, 8), false),
+    (&["pin", "code"], Secret::Pin, Value::Digits(4, 8), false),
+    (&["password"], Secret::Password, Value::Word, true),
+    (&["passwd"], Secret::Password, Value::Word, true),
+    (&["passphrase"], Secret::Password, Value::Word, true),
+    (&["pwd"], Secret::Password, Value::Word, true),
+    (&["passcode"], Secret::Passcode, Value::Word, false),
+    (&["pass", "code"], Secret::Passcode, Value::Word, false),
+    (
+        &["combination"],
+        Secret::Passcode,
+        Value::Digits(3, 10),
+        true,
+    ),
+    (&["code"], Secret::Passcode, Value::Digits(3, 10), false),
+    (&["cvv"], Secret::Cvv, Value::Digits(3, 4), false),
+    (&["cvv2"], Secret::Cvv, Value::Digits(3, 4), false),
+    (&["cvc"], Secret::Cvv, Value::Digits(3, 4), false),
+    (&["csc"], Secret::Cvv, Value::Digits(3, 4), false),
+    (
+        &["account"],
+        Secret::AccountNumber,
+        Value::Digits(6, 17),
+        false,
+    ),
+    (
+        &["acct"],
+        Secret::AccountNumber,
+        Value::Digits(6, 17),
+        false,
+    ),
+    (
+        &["routing"],
+        Secret::RoutingNumber,
+        Value::Digits(9, 9),
+        false,
+    ),
+    (
+        &["sort", "code"],
+        Secret::RoutingNumber,
+        Value::Digits(6, 6),
+        false,
+    ),
+    (&["ssn"], Secret::Ssn, Value::Digits(9, 9), false),
+    (
+        &["social", "security"],
+        Secret::Ssn,
+        Value::Digits(9, 9),
+        false,
+    ),
+    (
+        &["security", "answer"],
+        Secret::SecurityAnswer,
+        Value::Word,
+        true,
+    ),
+    (
+        &["secret", "answer"],
+        Secret::SecurityAnswer,
+        Value::Word,
+        true,
+    ),
+    (
+        &["answer", "to", "my", "security", "question"],
+        Secret::SecurityAnswer,
+        Value::Word,
+        true,
+    ),
+    (&["key"], Secret::ApiKey, Value::Random, false),
+    (&["apikey"], Secret::ApiKey, Value::Random, false),
+    (&["api_key"], Secret::ApiKey, Value::Random, false),
+    (&["secret"], Secret::ApiKey, Value::Random, false),
+    (&["token"], Secret::Token, Value::Random, false),
+    (&["bearer"], Secret::Token, Value::Random, false),
+];
+
+/// Words that name which code a "code" is: "the door code is 1234". "code" names a passcode
+/// only after one of these, or before "to/for my …" ("the code to my door is 1234"): a zip,
+/// area or promo code is not a secret.
+const CODE_OF: &[&str] = &[
+    "door",
+    "gate",
+    "alarm",
+    "garage",
+    "lock",
+    "locker",
+    "safe",
+    "access",
+    "entry",
+    "keypad",
+    "security",
+    "verification",
+    "unlock",
+    "phone",
+    "building",
+    "house",
+    "apartment",
+    "flat",
+    "wifi",
+    "2fa",
+    "otp",
+    "one-time",
+    "login",
+];
+
+/// Words that may stand between a name and its value without a link ("PIN number 4821").
+const BETWEEN: &[&str] = &[
+    "number",
+    "no",
+    "num",
+    "#",
+    "code",
+    "currently",
+    "now",
+    "still",
+];
+
+/// Words that link a name to its value.
+const LINKS: &[&str] = &["is", "was", "are", "'s", "=", ":", "-", "–", "reads", "of"];
+
+/// Words after "password is" that describe it rather than give it.
+const NOT_A_VALUE: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "my",
+    "your",
+    "his",
+    "her",
+    "their",
+    "our",
+    "too",
+    "very",
+    "so",
+    "not",
+    "really",
+    "quite",
+    "pretty",
+    "strong",
+    "weak",
+    "long",
+    "short",
+    "secure",
+    "safe",
+    "wrong",
+    "incorrect",
+    "expired",
+    "same",
+    "different",
+    "new",
+    "old",
+    "easy",
+    "hard",
+    "simple",
+    "complicated",
+    "complex",
+    "saved",
+    "stored",
+    "written",
+    "in",
+    "on",
+    "at",
+    "changed",
+    "reset",
+    "locked",
+    "required",
+    "case",
+    "sensitive",
+    "forgotten",
+    "lost",
+    "stolen",
+    "compromised",
+    "leaked",
+    "hacked",
+    "still",
+    "now",
+    "just",
+    "only",
+    "also",
+    "always",
+    "never",
+    "set",
+    "managed",
+    "kept",
+    "private",
+    "secret",
+    "unique",
+    "random",
+    "memorable",
+    "fine",
+    "ok",
+    "okay",
+    "good",
+    "bad",
+    "terrible",
+    "awful",
+    "great",
+    "different",
+    "like",
+    "based",
+    "made",
+    "something",
+    "nothing",
+    "anything",
+    "that",
+    "this",
+    "it",
+    "what",
+    "one",
+    "two",
+    "for",
+    "about",
+    "being",
+    "getting",
+    "going",
+    "working",
+    "with",
+    "without",
+    "shared",
+    "encrypted",
+    "hashed",
+    "generated",
+    "protected",
+    "visible",
+    "blank",
+    "empty",
+    "mine",
+    "yours",
+];
+
+/// A secret named at `words[i]`: its name matched there, then links and the words allowed
+/// between, then a value of its kind.
+fn named(words: &[Word], i: usize, text: &str) -> Option<Found> {
+    for (name, kind, value, needs_link) in NAMES {
+        let n = name.len();
+        if i + n > words.len() || !name.iter().zip(&words[i..]).all(|(a, w)| w.lower == *a) {
+            continue;
+        }
+        let is_code = *name == ["code"];
+        // "code" alone needs its door: "the door code", "the code to my door".
+        let mut j = i + n;
+        let mut linked = words[j - 1].colon;
+        if is_code {
+            let door = i > 0 && CODE_OF.contains(&words[i - 1].lower.as_str());
+            let to_my = j + 2 < words.len()
+                && matches!(words[j].lower.as_str(), "to" | "for")
+                && matches!(words[j + 1].lower.as_str(), "my" | "the" | "our");
+            if to_my {
+                j += 3;
+                linked = words[j - 1].colon;
+            } else if !door {
+                continue;
+            }
+        }
+        // "my bank PIN for the card is 4821": for/on/to + a determiner + one or two words.
+        let mut steps = 0;
+        while j < words.len() && steps < 6 {
+            let w = words[j].lower.as_str();
+            if LINKS.contains(&w) {
+                linked = true;
+            } else if BETWEEN.contains(&w) {
+            } else if !linked && matches!(w, "for" | "to" | "on" | "at") {
+                // The thing it unlocks: "for (my|the) bank card".
+                let mut k = j + 1;
+                if k < words.len() && matches!(words[k].lower.as_str(), "my" | "the" | "our") {
+                    k += 1;
+                }
+                let thing = k < words.len() && !LINKS.contains(&words[k].lower.as_str());
+                if !thing {
+                    break;
+                }
+                j = k;
+                // A second word of the thing: "for my bank card".
+                if j + 1 < words.len()
+                    && !LINKS.contains(&words[j + 1].lower.as_str())
+                    && !words[j].colon
+                    && !looks_like(&words[j + 1], *value, text)
+                {
+                    j += 1;
+                }
+            } else {
+                break;
+            }
+            linked |= words[j].colon;
+            j += 1;
+            steps += 1;
+        }
+        let Some(w) = words.get(j) else {
+            continue;
+        };
+        if *needs_link && !linked {
+            continue;
+        }
+        if looks_like(w, *value, text) {
+            return Some(Found {
+                kind: *kind,
+                span: value_span(w, *value, text),
+            });
+        }
+    }
+    None
+}
+
+/// The bytes of a value: for digits, the whole run ("12-34-56", "1234 5678").
+fn value_span(w: &Word, value: Value, text: &str) -> Range<usize> {
+    if let Value::Digits(..) = value
+        && let Some(run) = digit_runs(text)
+            .into_iter()
+            .find(|r| r.span.start == w.span.start)
+    {
+        return run.span;
+    }
+    w.span.clone()
+}
+
+/// Whether `w` is a value of the kind `value` describes.
+fn looks_like(w: &Word, value: Value, text: &str) -> bool {
+    let raw = &text[w.span.clone()];
+    match value {
+        Value::Digits(min, max) => digit_runs(text)
+            .into_iter()
+            .find(|r| r.span.start == w.span.start)
+            .is_some_and(|r| (min..=max).contains(&r.digits.len())),
+        Value::Word => {
+            !NOT_A_VALUE.contains(&w.lower.as_str()) && !LINKS.contains(&w.lower.as_str())
+        }
+        Value::Random => {
+            raw.chars().count() >= 16
+                && raw
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-+/=.".contains(c))
+                && raw.chars().any(|c| c.is_ascii_digit())
+                && raw.chars().any(|c| c.is_ascii_alphabetic())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

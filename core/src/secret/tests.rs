@@ -1,0 +1,230 @@
+//! The secrets table: what is a secret and what only looks like one.
+
+use super::*;
+
+/// Texts that hold a secret, with its kind and the text redacted.
+const SECRETS: &[(&str, Secret, &str)] = &[
+    (
+        "My bank PIN is 4821",
+        Secret::Pin,
+        "My bank PIN is [secret]",
+    ),
+    ("my pin: 0000", Secret::Pin, "my pin: [secret]"),
+    ("PIN:4821", Secret::Pin, "PIN:[secret]"),
+    (
+        "User's bank PIN is 4821",
+        Secret::Pin,
+        "User's bank PIN is [secret]",
+    ),
+    (
+        "the PIN for my debit card is 123456",
+        Secret::Pin,
+        "the PIN for my debit card is [secret]",
+    ),
+    (
+        "my pin number 9876, don't tell",
+        Secret::Pin,
+        "my pin number [secret], don't tell",
+    ),
+    (
+        "my password is hunter2",
+        Secret::Password,
+        "my password is [secret]",
+    ),
+    (
+        "My wifi password is sunshine99!",
+        Secret::Password,
+        "My wifi password is [secret]!",
+    ),
+    (
+        "password: Tr0ub4dor&3",
+        Secret::Password,
+        "password: [secret]",
+    ),
+    (
+        "my password for gmail is correcthorse",
+        Secret::Password,
+        "my password for gmail is [secret]",
+    ),
+    (
+        "the code to my door is 1234",
+        Secret::Passcode,
+        "the code to my door is [secret]",
+    ),
+    (
+        "The garage code is 4455.",
+        Secret::Passcode,
+        "The garage code is [secret].",
+    ),
+    (
+        "my alarm code 908172",
+        Secret::Passcode,
+        "my alarm code [secret]",
+    ),
+    (
+        "my iPhone passcode is 112233",
+        Secret::Passcode,
+        "my iPhone passcode is [secret]",
+    ),
+    (
+        "the combination to my safe is 36-24-36",
+        Secret::Passcode,
+        "the combination to my safe is [secret]",
+    ),
+    (
+        "My OpenAI key is sk-proj-Ab12Cd34Ef56Gh78Ij90KlMn",
+        Secret::ApiKey,
+        "My OpenAI key is [secret]",
+    ),
+    (
+        "use sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3",
+        Secret::ApiKey,
+        "use [secret]",
+    ),
+    (
+        "AWS AKIAIOSFODNN7EXAMPLE works",
+        Secret::ApiKey,
+        "AWS [secret] works",
+    ),
+    (
+        "my github token ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+        Secret::Token,
+        "my github token [secret]",
+    ),
+    (
+        "slack xoxb-2048-1234-abcdefABCDEF",
+        Secret::Token,
+        "slack [secret]",
+    ),
+    (
+        "the api key is 9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+        Secret::ApiKey,
+        "the api key is [secret]",
+    ),
+    (
+        "my token=Q2hhbmdlTWUxMjM0NTY3ODkw",
+        Secret::Token,
+        "my token=[secret]",
+    ),
+    (
+        "client secret: A1b2C3d4E5f6G7h8I9j0",
+        Secret::ApiKey,
+        "client secret: [secret]",
+    ),
+    (
+        "my card is 4111 1111 1111 1111",
+        Secret::CardNumber,
+        "my card is [secret]",
+    ),
+    (
+        "card 5500-0000-0000-0004 exp 12/28",
+        Secret::CardNumber,
+        "card [secret] exp 12/28",
+    ),
+    ("4012888888881881", Secret::CardNumber, "[secret]"),
+    ("the CVV is 123", Secret::Cvv, "the CVV is [secret]"),
+    (
+        "my account number is 12345678",
+        Secret::AccountNumber,
+        "my account number is [secret]",
+    ),
+    (
+        "bank account 0123 4567 89",
+        Secret::AccountNumber,
+        "bank account [secret]",
+    ),
+    (
+        "routing number 021000021",
+        Secret::RoutingNumber,
+        "routing number [secret]",
+    ),
+    (
+        "my sort code is 12-34-56",
+        Secret::RoutingNumber,
+        "my sort code is [secret]",
+    ),
+    (
+        "my IBAN is DE89 3704 0044 0532 0130 00",
+        Secret::Iban,
+        "my IBAN is [secret]",
+    ),
+    ("GB82WEST12345698765432", Secret::Iban, "[secret]"),
+    ("my SSN is 123-45-6789", Secret::Ssn, "my SSN is [secret]"),
+    (
+        "social security number 123456789",
+        Secret::Ssn,
+        "social security number [secret]",
+    ),
+    (
+        "my security answer is Fluffy",
+        Secret::SecurityAnswer,
+        "my security answer is [secret]",
+    ),
+    (
+        "the answer to my security question is Springfield",
+        Secret::SecurityAnswer,
+        "the answer to my security question is [secret]",
+    ),
+];
+
+/// Texts that hold no secret, though they have numbers or the words secrets are named by.
+const NOT_SECRETS: &[&str] = &[
+    "I have 2 kids",
+    "I was born in 1984",
+    "my phone is a Pixel 8",
+    "I run 5k in 25 minutes",
+    "I pinned the post",
+    "my key takeaway is to sleep more",
+    "I code in Python 3.12",
+    "my zip code is 90210",
+    "the area code is 415",
+    "my discount code is SAVE20",
+    "I forgot my password",
+    "I need to reset my password for the website",
+    "my password is too long",
+    "my password manager is great",
+    "my PIN is the same as my old one",
+    "I changed my PIN 3 times",
+    "the secret to good bread is time",
+    "I found a token from the arcade",
+    "the key to my car is lost",
+    "my phone number is 555-123-4567",
+    "call me at +1 415 555 0134",
+    "I moved in on 2026-11-30",
+    "my Netflix account is shared with 3 people",
+    "I've had my bank account for 10 years",
+    "I ran a marathon in 3:45:10",
+    "I earn 85000 a year",
+    "my order number is 1234567890123",
+    "commit 9f8e7d6c5b4a39281706f5e4d3c2b1a0 fixed it",
+    "I keep a pin collection of 40 pins",
+    "I like sk-8 boarding",
+    "my favourite team is the 49ers",
+    "I lived at 221B Baker Street",
+    "my number is 4111 1111 1111 1112",
+];
+
+#[test]
+fn secrets_are_found_and_redacted() {
+    for (text, kind, redacted) in SECRETS {
+        assert_eq!(find(text), Some(*kind), "{text}");
+        assert_eq!(redact(text), *redacted, "{text}");
+        assert_eq!(find(&redact(text)), None, "redacted {text}");
+    }
+}
+
+#[test]
+fn look_alikes_are_not_secrets() {
+    for text in NOT_SECRETS {
+        assert_eq!(find_all(text), Vec::new(), "{text}");
+        assert_eq!(redact(text), *text);
+    }
+}
+
+#[test]
+fn every_kind_reads_as_a_noun_phrase() {
+    for (_, kind, _) in SECRETS {
+        let s = kind.as_str();
+        assert!(s.starts_with("a ") || s.starts_with("an "), "{s}");
+    }
+}
