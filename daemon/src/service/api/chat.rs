@@ -117,6 +117,9 @@ struct ChatTurn {
 
 impl ChatTurn {
     /// The body, or the 400 that says why it is not a chat completion request.
+    // The error is the response itself, returned to the client at once: boxing it would only
+    // move the same bytes.
+    #[allow(clippy::result_large_err)]
     fn read(body: &[u8]) -> Result<ChatTurn, Response> {
         let refuse = |e: serde_json::Error| {
             error(
