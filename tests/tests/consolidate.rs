@@ -287,3 +287,48 @@ fn the_dog_session_yields_a_grounded_fact_about_the_dog() {
         );
     }
 }
+
+/// The shapes of issue 31 through the real binary and model: a secret is no fact and is named
+/// by its rule, "May" is the month, a name given in the next clause is kept with its thing, a
+/// possession inside a request is kept, and `--explain` says which rule dropped the rest.
+#[test]
+fn the_pass_explains_its_verdicts_and_keeps_months_names_and_possessions_but_no_secret() {
+    let env = Env::new();
+    if !setup_model(&env) {
+        return;
+    }
+    session(
+        &env,
+        "s1",
+        &[
+            "I moved to Edinburgh in May.",
+            "I adopted a cat last weekend, her name is Mochi.",
+            "My bank PIN is 4821.",
+            "Can you help me find a case for my iPhone 13 Pro?",
+        ],
+    );
+    let v = consolidate(&env);
+    assert_eq!(v["status"], "ok", "{v}");
+    let stored: Vec<String> = env
+        .records()
+        .iter()
+        .map(|r| r["text"].as_str().unwrap().to_string())
+        .collect();
+    let all = stored.join(" | ");
+    assert!(all.contains("Edinburgh"), "{all}");
+    assert!(all.contains("Mochi") && all.contains("cat"), "{all}");
+    assert!(all.contains("iPhone 13 Pro"), "{all}");
+    assert!(!all.contains("4821"), "{all}");
+    let explained = v["explained"].as_array().unwrap();
+    let secret = explained
+        .iter()
+        .find(|e| e["rule"] == "secret")
+        .expect("the PIN's clause is dropped by the secret rule");
+    assert_eq!(secret["clause"], "My bank PIN is [secret]", "{v}");
+    assert!(!v.to_string().contains("4821"), "{v}");
+    // The terminal's --explain names the rule and its reason.
+    session(&env, "s2", &["I think it's a good idea. I teach chemistry in Leith."]);
+    let out = env.log(&["memory", "consolidate", "--explain"]).ok();
+    assert!(out.contains("dropped") && out.contains("[opening on 'i think'"), "{out}");
+    assert!(out.contains("kept") && out.contains("I teach chemistry in Leith"), "{out}");
+}
