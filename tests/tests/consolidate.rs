@@ -327,8 +327,18 @@ fn the_pass_explains_its_verdicts_and_keeps_months_names_and_possessions_but_no_
     assert_eq!(secret["clause"], "My bank PIN is [secret]", "{v}");
     assert!(!v.to_string().contains("4821"), "{v}");
     // The terminal's --explain names the rule and its reason.
-    session(&env, "s2", &["I think it's a good idea. I teach chemistry in Leith."]);
+    session(
+        &env,
+        "s2",
+        &["I think it's a good idea. I teach chemistry in Leith."],
+    );
     let out = env.log(&["memory", "consolidate", "--explain"]).ok();
-    assert!(out.contains("dropped") && out.contains("[opening on 'i think'"), "{out}");
-    assert!(out.contains("kept") && out.contains("I teach chemistry in Leith"), "{out}");
+    assert!(
+        out.contains("dropped") && out.contains("[opening on 'i think'"),
+        "{out}"
+    );
+    assert!(
+        out.contains("kept") && out.contains("I teach chemistry in Leith"),
+        "{out}"
+    );
 }
