@@ -397,9 +397,10 @@ fn summarise_due(
                     Why::Refused(r) => Skipped::refused(text, r),
                     Why::Other(why) => Skipped::because(text, why),
                 });
-                summary::by_rule(s)
+                summary::candidates(s)
+                    .into_iter()
                     .map(|t| crate::secret::redact(&t))
-                    .filter(|t| guard::refuse_summary(t, &cx).is_none())
+                    .find(|t| guard::refuse_summary(t, &cx).is_none())
             }
         };
         if let Some(text) = text {

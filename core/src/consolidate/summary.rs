@@ -57,21 +57,26 @@ const ASKING: &[(&str, &str)] = &[
 /// Fewer content words than this say too little to summarise a session.
 const MIN_WORDS: usize = 3;
 
-/// The summary of `s` by rule: the first question the user asked, as what they asked; else the
-/// first thing they said of themself; else their first sentence of substance. `None` when the
-/// user typed nothing of substance.
+/// The summary of `s` by rule: the first of [`candidates`].
 pub fn by_rule(s: &Session) -> Option<String> {
+    candidates(s).into_iter().next()
+}
+
+/// Summaries of `s` by rule, best first: each question the user asked, as what they asked; then
+/// each thing they said of themself; then each sentence of substance they typed. The pass takes
+/// the first the guards let through.
+pub fn candidates(s: &Session) -> Vec<String> {
     let typed: Vec<&str> = s
         .lines
         .iter()
         .filter(|l| l.is_typed_by_user())
         .map(|l| l.content.as_str())
         .collect();
-    let first_asked = typed
+    let sentences: Vec<(String, bool)> = typed.iter().flat_map(|t| sentences(t)).collect();
+    let asked = sentences
         .iter()
-        .flat_map(|t| sentences(t))
         .filter(|(_, q)| *q)
-        .find_map(|(q, _)| asked(&q));
+        .filter_map(|(q, _)| asked(q));
     let said: Vec<disclose::Said> = s
         .lines
         .iter()
@@ -82,20 +87,23 @@ pub fn by_rule(s: &Session) -> Option<String> {
             msg,
         })
         .collect();
-    let first_said = disclose::disclosures(&said)
+    let disclosed = disclose::disclosures(&said)
         .into_iter()
-        .map(|d| format!("Said {}", third_person(&d.clause)))
-        .find(|t| substantial(t));
-    let plain = typed
+        .map(|d| format!("Said {}", third_person(&d.clause)));
+    let plain = sentences
         .iter()
-        .flat_map(|t| sentences(t))
         .filter(|(_, q)| !q)
-        .map(|(t, _)| format!("Said {}", third_person(&t)))
-        .find(|t| substantial(t));
-    first_asked
-        .or(first_said)
-        .or(plain)
-        .and_then(|t| finish(&t))
+        .map(|(t, _)| format!("Said {}", third_person(t)));
+    let mut out: Vec<String> = Vec::new();
+    for t in asked.chain(disclosed).chain(plain) {
+        if substantial(&t)
+            && let Some(t) = finish(&t)
+            && !out.contains(&t)
+        {
+            out.push(t);
+        }
+    }
+    out
 }
 
 /// Whether `text` has content words enough, past its frame.
