@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 /// settings.json decides), running `steps` after initialize and tools/list. Returns what the
 /// client saw; `None` when no Python client is set up (the test is skipped).
 fn session(env: &Env, args: &[&str], mode: Option<&str>, steps: Value) -> Option<Value> {
-    let python = test_python()?;
+    test_python()?;
     let mut server_args = vec!["mcp", "--data-dir", env.data_dir().to_str().unwrap()];
     server_args.extend_from_slice(args);
     let mut server_env = BTreeMap::new();
@@ -30,6 +30,12 @@ fn session(env: &Env, args: &[&str], mode: Option<&str>, steps: Value) -> Option
         "env": server_env,
         "steps": steps,
     });
+    Some(client(&plan))
+}
+
+/// The official Python MCP client (`tests/clients/mcp_client.py`) playing `plan`: what it saw.
+fn client(plan: &Value) -> Value {
+    let python = test_python().expect("a Python client is set up");
     let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/mcp_client.py");
     let mut child = Command::new(python)
         .arg(client)
@@ -52,7 +58,7 @@ fn session(env: &Env, args: &[&str], mode: Option<&str>, steps: Value) -> Option
         "the MCP client failed: {:?}\nstdout:\n{stdout}\nstderr (client and server):\n{stderr}",
         out.status
     );
-    Some(serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}")))
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"))
 }
 
 fn call(tool: &str, arguments: Value) -> Value {
@@ -575,30 +581,9 @@ impl Drop for HttpServer {
 
 /// One session over Streamable HTTP from the official client, sending `headers`.
 fn http_session(server: &HttpServer, headers: Value, steps: Value) -> Option<Value> {
-    let python = test_python()?;
+    test_python()?;
     let plan = json!({"url": server.url, "headers": headers, "steps": steps});
-    let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/mcp_client.py");
-    let mut child = Command::new(python)
-        .arg(client)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the Python MCP client");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(plan.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the MCP client failed:\n{stdout}\n{stderr}"
-    );
-    Some(serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}")))
+    Some(client(&plan))
 }
 
 fn api_token(env: &Env) -> String {
