@@ -36,10 +36,10 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 use tower::ServiceExt as _;
 
-use reading::{AnsweringBody, DeadlineBody, Registry};
+use reading::{AnsweringBody, DeadlineBody, Entry, Registry};
 
 /// How long the control socket waits for a connection it told to close to give up its slot.
-const EVICT_WAIT: Duration = Duration::from_secs(1);
+const EVICT_WAIT: Duration = Duration::from_secs(3);
 /// The most connections one listener serves at once.
 pub const MAX_CONNECTIONS: usize = 64;
 /// Open files the daemon keeps for itself under its limit: store files and locks on the blocking
@@ -199,11 +199,14 @@ where
             io.turn_away();
             continue;
         };
+        // Registered here, not in its task: the next connection to find the listener full must
+        // see every open one, even those whose task has not run yet.
+        let entry = registry.enter();
         conns.spawn(connection(
             io,
             router.clone(),
             rules,
-            Arc::clone(&registry),
+            entry,
             stop.clone(),
             permit,
         ));
@@ -242,13 +245,12 @@ async fn connection<I>(
     io: I,
     router: Router,
     rules: Rules,
-    registry: Arc<Registry>,
+    entry: Entry,
     stop: watch::Receiver<bool>,
     _permit: OwnedSemaphorePermit,
 ) where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let entry = registry.enter();
     let slot = Arc::clone(&entry.slot);
     let body_read = rules.body_read;
     let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
