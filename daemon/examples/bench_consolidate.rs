@@ -192,7 +192,6 @@ fn main() {
             mode: Mode::Log,
             now: Utc::now(),
             pass_id: "bench".into(),
-            extraction: localm::config::Env::read().expect("LOCALM_*").extraction,
             elapsed: &move || started.elapsed(),
         };
         let model = model.clone();

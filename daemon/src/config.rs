@@ -29,7 +29,6 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
-use localm_core::consolidate::Extraction;
 use localm_core::settings::{Mode, Settings, resolve_mode};
 
 /// The mode over settings.json (and under `--mode`).
@@ -50,16 +49,12 @@ pub const CHAT_KEEPALIVE: &str = "LOCALM_CHAT_KEEPALIVE";
 pub const CHAT_UPSTREAM_KEY: &str = "LOCALM_CHAT_UPSTREAM_KEY";
 /// Forward llama.cpp's own log to `tracing` (`1`).
 pub const LLAMA_LOG: &str = "LOCALM_LLAMA_LOG";
-/// The hidden candidate-finding method of a pass (`rewrite`, `rule`, `free`).
-pub const EXTRACTION: &str = "LOCALM_EXTRACTION";
 
 /// A setting that cannot be used. Messages are one line and name the variable or the setting.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     #[error("{name}={value:?} is not a whole number of seconds (at least 1)")]
     NotSeconds { name: &'static str, value: String },
-    #[error("LOCALM_EXTRACTION must be rewrite, rule or free, not {0:?}")]
-    Extraction(String),
     #[error("the listen setting {text:?} is not an address host:port: {why}")]
     Listen { text: String, why: String },
 }
@@ -137,8 +132,6 @@ pub struct Env {
     pub chat: ChatEnv,
     /// [`LLAMA_LOG`] set, not empty, not `0`.
     pub llama_log: bool,
-    /// [`EXTRACTION`], the default when unset or blank.
-    pub extraction: Extraction,
 }
 
 impl Env {
@@ -179,10 +172,6 @@ impl Env {
                 upstream_key: set(CHAT_UPSTREAM_KEY).map(|k| k.trim().to_string()),
             },
             llama_log: get(LLAMA_LOG).is_some_and(|v| !v.is_empty() && v != "0"),
-            extraction: match set(EXTRACTION) {
-                Some(v) => Extraction::parse(&v).ok_or(ConfigError::Extraction(v))?,
-                None => Extraction::default(),
-            },
         })
     }
 }
@@ -276,7 +265,6 @@ mod tests {
             (CHAT_KEEPALIVE, "1"),
             (CHAT_UPSTREAM_KEY, " sk-1 "),
             (LLAMA_LOG, "1"),
-            (EXTRACTION, "rule"),
         ];
         let env = Env::from_vars(|k| {
             vars.iter()
@@ -294,7 +282,6 @@ mod tests {
         assert_eq!((env.chat.idle, env.chat.keepalive), (s(11), s(1)));
         assert_eq!(env.chat.upstream_key.as_deref(), Some("sk-1"));
         assert!(env.llama_log);
-        assert_eq!(env.extraction, Extraction::Rule);
         assert!(!Env::from_vars(only(LLAMA_LOG, "0")).unwrap().llama_log);
         let blank = Env::from_vars(only(CHAT_UPSTREAM_KEY, "  ")).unwrap();
         assert_eq!(blank.chat.upstream_key, None);
@@ -318,11 +305,6 @@ mod tests {
                 );
             }
         }
-        let err = Env::from_vars(only(EXTRACTION, "magic")).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "LOCALM_EXTRACTION must be rewrite, rule or free, not \"magic\""
-        );
     }
 
     #[test]

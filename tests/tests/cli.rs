@@ -261,7 +261,6 @@ fn a_bad_environment_value_stops_any_command_before_it_changes_anything() {
         ("LOCALM_CHAT_IDLE", "soon"),
         ("LOCALM_CHAT_KEEPALIVE", "0"),
         ("LOCALM_MEMORY_AUTO_INTERVAL", "-1"),
-        ("LOCALM_EXTRACTION", "magic"),
     ] {
         let out = env
             .cmd(&["memory", "add", "never saved"])

@@ -45,6 +45,7 @@ pub use self::report::{ModelUse, PassSummary, Report, Skipped, Status, Touched};
 
 /// Importance of an episodic summary.
 const EPISODIC_IMPORTANCE: f32 = 0.5;
+#[cfg(test)]
 const EXTRACT_TOKENS: usize = 400;
 const DECIDE_TOKENS: usize = 120;
 const SUMMARY_TOKENS: usize = 60;
@@ -52,7 +53,8 @@ const REWRITE_TOKENS: usize = 64;
 /// The model's confidence in a fact rewritten from the user's own sentence.
 const REWRITE_CONFIDENCE: f32 = 0.8;
 
-/// How a pass finds candidate facts.
+/// How a pass finds candidate facts, for core's tests: the product always rewrites.
+#[cfg(test)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Extraction {
     /// The user's self-disclosing sentences (found by rule), each rewritten as a fact by the
@@ -61,20 +63,9 @@ pub enum Extraction {
     Rewrite,
     /// The same sentences, rewritten by rule only (no model call for facts).
     Rule,
-    /// The model reads the whole log and lists facts (the first design; measured against).
+    /// The model reads the whole log and lists facts (the first design): lets a test hand the
+    /// pass any candidate through its fake model.
     Free,
-}
-
-impl Extraction {
-    /// From its name (`rewrite`, `rule`, `free`).
-    pub fn parse(name: &str) -> Option<Extraction> {
-        match name {
-            "rewrite" => Some(Extraction::Rewrite),
-            "rule" => Some(Extraction::Rule),
-            "free" => Some(Extraction::Free),
-            _ => None,
-        }
-    }
 }
 
 /// How a pass is run.
@@ -85,6 +76,7 @@ pub struct Pass<'a> {
     pub now: DateTime<Utc>,
     /// An id for this pass, recorded in the provenance of what it writes.
     pub pass_id: String,
+    #[cfg(test)]
     pub extraction: Extraction,
     /// The caller's monotonic clock: how long since the pass began (core reads no clock).
     pub elapsed: &'a dyn Fn() -> Duration,
@@ -107,7 +99,7 @@ pub enum PassError {
 /// The session text a pass reads: the newest unread lines of the newest sessions, about 8,000
 /// characters, and what the guards need to know about them.
 struct Gathered<'s> {
-    /// Rendered logs, oldest first (the free extraction's input).
+    /// Rendered logs, oldest first (the free extraction's input, in core's tests).
     logs: Vec<String>,
     /// The lines read, with their session and line number.
     said: Vec<disclose::Said<'s>>,
@@ -209,7 +201,10 @@ pub fn run<'g>(
 
     let mut g = gather(&sessions, &snap);
     report.sessions_read = g.read_to.len();
+    #[cfg(test)]
     let found = extract(pass.extraction, &mut g, &mut model, &mut report)?;
+    #[cfg(not(test))]
+    let found = extract(&mut g, &mut model, &mut report)?;
     let examples = prompt::example_texts();
     let cx = guard::Context {
         user_text: &g.user_text,
@@ -243,7 +238,7 @@ pub fn run<'g>(
 /// answering "Do you have pets?" with "yes" says so, and "last weekend" said on 30 November
 /// means November 2026.
 fn extract(
-    extraction: Extraction,
+    #[cfg(test)] extraction: Extraction,
     g: &mut Gathered,
     model: &mut Model,
     report: &mut Report,
@@ -251,6 +246,7 @@ fn extract(
     if g.logs.is_empty() {
         return Ok(Vec::new());
     }
+    #[cfg(test)]
     if extraction == Extraction::Free {
         let found = free_candidates(&g.logs.join("\n"), model, report)?;
         return Ok(found
@@ -278,7 +274,11 @@ fn extract(
             g.user_text.push('\n');
         }
     }
-    rewritten(disclosures, extraction == Extraction::Rewrite, model)
+    #[cfg(test)]
+    let by_model = extraction == Extraction::Rewrite;
+    #[cfg(not(test))]
+    let by_model = true;
+    rewritten(disclosures, by_model, model)
 }
 
 /// How many of `verdicts` this pass takes: up to the one that would be its 13th disclosure
@@ -420,6 +420,7 @@ fn summarise_due(
 }
 
 /// The model lists facts from the whole log.
+#[cfg(test)]
 fn free_candidates(
     log: &str,
     model: &mut Model,

@@ -75,9 +75,6 @@ pub fn pass(ctx: &Context, cancel: Arc<AtomicBool>) -> anyhow::Result<Report> {
         mode: ctx.mode,
         now,
         pass_id: format!("p{:07x}", h.finish() >> 36),
-        // The hidden LOCALM_EXTRACTION, so `scripts/bench quality` can measure the
-        // alternatives on one binary.
-        extraction: ctx.env.extraction,
         elapsed: &move || started.elapsed(),
     };
     let report = consolidate::run(&pass, load, embedder.as_ref().map(|e| e as &dyn Embedder))
