@@ -245,6 +245,7 @@ fn typed_record(
         updated_at: ctx.now,
         last_recalled_at: None,
         recall_count: 0,
+        valid_until: None,
         provenance: Provenance {
             via: Some(ctx.via.to_string()),
             ..Provenance::default()
@@ -432,6 +433,10 @@ pub fn restore(ctx: &Ctx, id: &str) -> Result<Committed<Record>, ManageError> {
         }
         let mut record = snap.archive.remove(at).record;
         record.updated_at = ctx.now;
+        // Brought back after its time ran out: the user wants it, so it holds for good now.
+        if record.expired(ctx.now) {
+            record.valid_until = None;
+        }
         snap.records.push(record.clone());
         Ok(record)
     })
@@ -579,6 +584,7 @@ pub fn import_legacy_once(ctx: &Ctx, snap: &mut Snapshot) -> Result<usize, Store
             updated_at: ctx.now,
             last_recalled_at: None,
             recall_count: 0,
+            valid_until: None,
             provenance: Provenance {
                 via: Some(crate::legacy::LEGACY_FILE.to_string()),
                 ..Provenance::default()

@@ -145,6 +145,10 @@ pub struct Record {
     pub recall_count: u32,
     #[serde(default)]
     pub provenance: Provenance,
+    /// When the fact stops being true ("I'm on antibiotics for the next two weeks"): from then
+    /// on it is never recalled, and the next pass archives it (`expired`, restorable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_until: Option<DateTime<Utc>>,
 }
 
 /// An `f32` from JSON, refused if it is beyond f32's range. serde would read `1e39` as infinity,
@@ -184,7 +188,13 @@ impl Record {
             last_recalled_at: None,
             recall_count: 0,
             provenance: Provenance::default(),
+            valid_until: None,
         }
+    }
+
+    /// Whether the fact has stopped being true by `now` (its [`Record::valid_until`] passed).
+    pub fn expired(&self, now: DateTime<Utc>) -> bool {
+        self.valid_until.is_some_and(|t| t <= now)
     }
 
     /// The importance a record of `source` may carry: clamped to 0–1, synth capped at 0.85.
@@ -215,6 +225,7 @@ impl Record {
             updated_at: at,
             last_recalled_at: None,
             recall_count: 0,
+            valid_until: None,
             provenance: Provenance::default(),
         }
     }

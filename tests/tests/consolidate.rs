@@ -292,7 +292,7 @@ fn the_dog_session_yields_a_grounded_fact_about_the_dog() {
 /// by its rule, "May" is the month, a name given in the next clause is kept with its thing, a
 /// possession inside a request is kept, and `--explain` says which rule dropped the rest.
 #[test]
-fn the_pass_explains_its_verdicts_and_keeps_months_names_and_possessions_but_no_secret() {
+fn the_pass_explains_its_verdicts_and_keeps_months_names_possessions_and_times_but_no_secret() {
     let env = Env::new();
     if !setup_model(&env) {
         return;
@@ -305,10 +305,28 @@ fn the_pass_explains_its_verdicts_and_keeps_months_names_and_possessions_but_no_
             "I adopted a cat last weekend, her name is Mochi.",
             "My bank PIN is 4821.",
             "Can you help me find a case for my iPhone 13 Pro?",
+            "I'm on antibiotics for the next two weeks.",
         ],
     );
     let v = consolidate(&env);
     assert_eq!(v["status"], "ok", "{v}");
+    // Said on 1 March, "for the next two weeks" ran out on 15 March: stored with that time,
+    // then archived as expired by the same pass (it is December), and restorable for good.
+    let archived = env.run(&["memory", "forgotten", "--json"]).ok();
+    let archived: Value = serde_json::from_str(&archived).unwrap();
+    let expired = archived["forgotten"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["text"].as_str().unwrap().contains("antibiotics"))
+        .unwrap_or_else(|| panic!("no expired antibiotics fact: {archived}\n{v}"));
+    assert_eq!(expired["reason"], "expired", "{expired}");
+    assert_eq!(expired["valid_until"], "2026-03-15T23:59:59Z", "{expired}");
+    let id = expired["id"].as_str().unwrap();
+    env.log(&["memory", "restore", id]).ok();
+    let back = env.run(&["memory", "show", id, "--json"]).ok();
+    let back: Value = serde_json::from_str(&back).unwrap();
+    assert!(back.get("valid_until").is_none(), "{back}");
     let stored: Vec<String> = env
         .records()
         .iter()

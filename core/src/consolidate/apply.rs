@@ -3,6 +3,8 @@
 
 use std::collections::HashSet;
 
+use chrono::{DateTime, Utc};
+
 use super::Pass;
 use super::plan::Planned;
 use super::prune;
@@ -21,6 +23,9 @@ pub(super) struct Change {
     /// The user's clauses the fact came from, oldest first: the new record's evidence on ADD,
     /// added to the target's on UPDATE, the correction's on a proposal.
     pub(super) evidence: Vec<Evidence>,
+    /// When the fact stops holding, if the user's clause bounded it in time (`until`): the new
+    /// record's on ADD, the target's new one on UPDATE.
+    pub(super) valid_until: Option<DateTime<Utc>>,
 }
 
 /// Apply planned changes to the store as it is now.
@@ -80,6 +85,7 @@ pub(super) fn apply(
                     updated_at: now,
                     last_recalled_at: None,
                     recall_count: 0,
+                    valid_until: ch.valid_until,
                     provenance: provenance(&ch.sessions, &ch.evidence),
                 };
                 let touched = Touched::of(&record);
@@ -106,6 +112,8 @@ pub(super) fn apply(
                 let r = &mut snap.records[i];
                 r.text = text;
                 r.updated_at = now;
+                // The newer value holds for as long as it says, or for good.
+                r.valid_until = ch.valid_until;
                 // The words it was first written from still back it: evidence is kept.
                 let kept = std::mem::take(&mut r.provenance.evidence);
                 r.provenance = provenance(&ch.sessions, &kept);
@@ -167,6 +175,11 @@ pub(super) fn apply(
         report.archived.push(Touched::of(&gone));
         snap.archive_record(gone, ArchiveReason::Decayed, now);
     }
+    for i in prune::expired(&snap.records, now).into_iter().rev() {
+        let gone = snap.records.remove(i);
+        report.archived.push(Touched::of(&gone));
+        snap.archive_record(gone, ArchiveReason::Expired, now);
+    }
     for (id, lines) in read_to {
         snap.state
             .sessions
@@ -202,7 +215,6 @@ fn merge_evidence(snap: &mut Snapshot, is_it: impl Fn(&Record) -> bool, evidence
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::{DateTime, Utc};
 
     use crate::consolidate::{Extraction, Status};
     use crate::record::MAX_EVIDENCE;
@@ -240,6 +252,7 @@ mod tests {
             planned,
             sessions: vec!["chat-2026-11-02".into()],
             evidence,
+            valid_until: None,
         }
     }
 
@@ -274,6 +287,46 @@ mod tests {
         );
         assert_eq!(snap.records[0].provenance.evidence, vec![quote]);
         assert_eq!(snap.records[0].provenance.pass.as_deref(), Some("p1"));
+    }
+
+    #[test]
+    fn a_fact_with_a_time_expires_into_the_archive_after_it_and_an_update_takes_the_new_time() {
+        let mut snap = Snapshot::default();
+        let bounded = Change {
+            valid_until: Some(at(5)),
+            ..add("User is on antibiotics", vec![])
+        };
+        run(
+            &mut snap,
+            1,
+            vec![bounded, add("User has a beagle", vec![])],
+        );
+        assert_eq!(snap.records[0].valid_until, Some(at(5)));
+        assert_eq!(snap.records[1].valid_until, None);
+        // Still holding at 4: kept. A new value with no time of its own holds for good.
+        let id = snap.records[1].id.clone();
+        let report = run(&mut snap, 4, vec![]);
+        assert!(report.archived.is_empty(), "{report:?}");
+        let dated = Change {
+            valid_until: Some(at(6)),
+            ..update(&id, "User has a beagle named Biscuit", vec![])
+        };
+        run(&mut snap, 4, vec![dated]);
+        // At 5 the first fact's time is up; at 6 the updated one's.
+        let report = run(&mut snap, 5, vec![]);
+        assert_eq!(
+            report.archived[0].text, "User is on antibiotics",
+            "{report:?}"
+        );
+        assert_eq!(snap.records.len(), 1);
+        let report = run(&mut snap, 6, vec![]);
+        assert_eq!(report.archived.len(), 1, "{report:?}");
+        assert!(snap.records.is_empty());
+        let expired = snap
+            .archive
+            .iter()
+            .filter(|a| a.reason == ArchiveReason::Expired);
+        assert_eq!(expired.count(), 2, "{:?}", snap.archive);
     }
 
     #[test]

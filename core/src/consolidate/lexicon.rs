@@ -1158,3 +1158,83 @@ pub(crate) const FRAME: &[&str] = &[
     "them",
     "themself",
 ];
+
+// ---- until
+
+/// Words that put a bounded clause in the past ("I was in Paris for two weeks", "I've been
+/// vegetarian for two years"): a duration that has run bounds nothing.
+pub(crate) const PAST_MARKERS: &[&str] = &[
+    "was", "were", "had", "did", "i've", "ive", "we've", "been", "used", "went", "left", "took",
+    "spent", "kept", "stayed", "lived", "worked", "waited", "ago", "past", "since", "came", "saw",
+    "made",
+];
+
+/// Openings that say a clause holds now or from now ("I'm", "I'll", "I have to"): "this week"
+/// bounds only such a clause.
+pub(crate) const PRESENT_MARKERS: &[&str] = &[
+    "i'm",
+    "im",
+    "i am",
+    "we're",
+    "we are",
+    "i'll",
+    "ill",
+    "i will",
+    "we'll",
+    "i have to",
+    "i need to",
+    "i must",
+    "i can't",
+    "i cannot",
+    "i won't",
+];
+
+/// Counts a duration may give in words ("the next two weeks", "a few days").
+pub(crate) const COUNTS: &[(&str, u32)] = &[
+    ("a", 1),
+    ("an", 1),
+    ("one", 1),
+    ("couple", 2),
+    ("two", 2),
+    ("few", 3),
+    ("three", 3),
+    ("four", 4),
+    ("five", 5),
+    ("six", 6),
+    ("seven", 7),
+    ("eight", 8),
+    ("nine", 9),
+    ("ten", 10),
+    ("eleven", 11),
+    ("twelve", 12),
+];
+
+/// The months, in order.
+pub(crate) const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// The days of the week, from Monday.
+pub(crate) const WEEKDAYS: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// Words that open the end of a bounded time ("until Friday", "through March").
+pub(crate) const UNTIL: &[&str] = &["until", "till", "til", "through", "thru"];

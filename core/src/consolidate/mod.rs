@@ -22,6 +22,7 @@ pub mod prune;
 pub mod report;
 pub mod rules;
 pub mod summary;
+pub mod until;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -361,10 +362,16 @@ fn decide_all(
             ),
             None => (sessions.to_vec(), Vec::new()),
         };
+        // The time the user gave it, from when they said it ("for the next two weeks").
+        let valid_until = f
+            .from
+            .as_ref()
+            .and_then(|d| until::valid_until(&d.clause, d.ts?));
         changes.push(Change {
             planned,
             sessions,
             evidence,
+            valid_until,
         });
     }
     changes
@@ -412,6 +419,7 @@ fn summarise_due(
                 },
                 sessions: vec![s.id.clone()],
                 evidence: Vec::new(),
+                valid_until: None,
             });
         }
         summarised.push(s.id.clone());

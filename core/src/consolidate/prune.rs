@@ -1,6 +1,7 @@
-//! Decay and bounds: low-value synthesized memories decay and are pruned; at the 256 cap the
-//! weakest record is evicted. User and import facts never decay; only the cap can evict them,
-//! and only after every synth record is gone. Callers archive whatever these pick.
+//! Decay and bounds: low-value synthesized memories decay and are pruned, and a fact past its
+//! `valid_until` expires; at the 256 cap the weakest record is evicted. User and import facts
+//! never decay; only the cap can evict them, and only after every synth record is gone. Callers
+//! archive whatever these pick.
 
 use chrono::{DateTime, Utc};
 
@@ -16,6 +17,17 @@ pub fn decayed(records: &[Record], now: DateTime<Utc>) -> Vec<usize> {
         .iter()
         .enumerate()
         .filter(|(_, r)| r.source == Source::Synth && r.importance * recency(r, now) < DECAY_FLOOR)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Indexes of records whose time has run out (`valid_until` passed), of any source: the user
+/// said how long it holds.
+pub fn expired(records: &[Record], now: DateTime<Utc>) -> Vec<usize> {
+    records
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.expired(now))
         .map(|(i, _)| i)
         .collect()
 }

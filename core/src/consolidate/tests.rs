@@ -394,6 +394,7 @@ fn at_the_cap_the_weakest_synth_is_evicted_to_the_archive() {
                     updated_at: now(),
                     last_recalled_at: None,
                     recall_count: 0,
+                    valid_until: None,
                     provenance: Provenance::default(),
                 });
             }

@@ -151,6 +151,7 @@ fn add_refuses_the_257th_record() {
                     updated_at: at("2026-01-01T00:00:00Z"),
                     last_recalled_at: None,
                     recall_count: 0,
+                    valid_until: None,
                     provenance: Provenance::default(),
                 };
                 r.text.push('.');
@@ -204,6 +205,7 @@ fn ids_resolve_by_prefix_and_report_ambiguity() {
                     updated_at: at("2026-01-01T00:00:00Z"),
                     last_recalled_at: None,
                     recall_count: 0,
+                    valid_until: None,
                     provenance: Provenance::default(),
                 });
             }
@@ -257,6 +259,23 @@ fn restore_reaches_only_the_archive_and_refuses_in_privacy() {
     let snap = f.store.read().unwrap();
     assert!(snap.archive.is_empty());
     assert_eq!(snap.records.len(), 2);
+}
+
+#[test]
+fn a_fact_restored_after_its_time_ran_out_holds_for_good() {
+    let f = fixture();
+    let r = f.add("Is on antibiotics");
+    f.store
+        .write(|snap| {
+            let mut rec = snap.records.remove(0);
+            rec.valid_until = Some(at("2026-02-20T00:00:00Z"));
+            snap.archive_record(rec, ArchiveReason::Expired, at("2026-02-21T00:00:00Z"));
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    let back = restore(&f.ctx(Mode::Log), &r.id).unwrap().value;
+    assert_eq!(back.valid_until, None);
+    assert_eq!(f.store.read().unwrap().records[0].valid_until, None);
 }
 
 fn propose(f: &Fixture, target: &Record, op: CorrectionOp, new_text: Option<&str>) -> String {

@@ -242,7 +242,7 @@ pub fn recall(
     rank::make_room_for_constraints(&mut ranked, &constraint::order_for(&query.latest));
     let nothing = ranked.iter().all(|s| s.gate == Gate::Rejected);
     if nothing && degrade.is_some() && is_first_person_question(&query.latest) {
-        fallback(records, &mut ranked);
+        fallback(records, &mut ranked, now);
     }
     let mut result = choose(records, ranked, degrade);
     result.gates = gates;
@@ -251,11 +251,11 @@ pub fn recall(
 }
 
 /// The first-person fallback: the strongest user/import facts, at most 2.
-fn fallback(records: &[Record], ranked: &mut [Scored]) {
+fn fallback(records: &[Record], ranked: &mut [Scored], now: DateTime<Utc>) {
     let mut trusted: Vec<usize> = (0..ranked.len())
         .filter(|&k| {
             let r = &records[ranked[k].index];
-            r.source.is_trusted() && !rank::withheld(r)
+            r.source.is_trusted() && !rank::withheld(r, now)
         })
         .collect();
     trusted.sort_by(|&a, &b| {

@@ -85,9 +85,10 @@ pub fn recency(r: &Record, now: DateTime<Utc>) -> f32 {
 }
 
 /// Whether `r` is never recalled, whatever the query: it holds a secret (`crate::secret`; one
-/// the user stored with `--force` stays listable, never injected into a prompt).
-pub fn withheld(r: &Record) -> bool {
-    crate::secret::find(&r.text).is_some()
+/// the user stored with `--force` stays listable, never injected into a prompt), or its time
+/// ran out by `now` (`valid_until`; the next pass archives it).
+pub fn withheld(r: &Record, now: DateTime<Utc>) -> bool {
+    r.expired(now) || crate::secret::find(&r.text).is_some()
 }
 
 /// Gate and score every record; returned best first (gate-rejected ones last). `about_user`
@@ -105,7 +106,7 @@ pub fn rank(
         .enumerate()
         .map(|(index, (r, s))| {
             let gate = match (gates.passes(s.share, s.cosine, about_user), s.cosine) {
-                _ if withheld(r) => Gate::Rejected,
+                _ if withheld(r, now) => Gate::Rejected,
                 (false, _) if s.constraint.is_some() => Gate::Constraint,
                 (false, _) => Gate::Rejected,
                 (true, None) => Gate::SharedWord,

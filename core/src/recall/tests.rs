@@ -422,3 +422,23 @@ fn a_fact_holding_a_secret_is_never_recalled_not_even_by_the_fallback() {
     );
     assert!(!ids(&r).contains(&"aa000001"), "{r:?}");
 }
+
+#[test]
+fn a_fact_whose_time_ran_out_is_not_recalled() {
+    let bounded = |until: &str| Record {
+        valid_until: Some(until.parse().unwrap()),
+        ..rec("aa000001", "User is on antibiotics", Source::User, 1.0)
+    };
+    let lexical = Semantic::Unavailable(Degrade::NoEmbedder);
+    // Before its time is up it is recalled like any other fact.
+    let r = run(
+        &[bounded("2026-03-02T00:00:00Z")],
+        &lexical,
+        "am I on antibiotics?",
+    );
+    assert_eq!(ids(&r), ["aa000001"], "{r:?}");
+    // At and after it, never: not by its words, not by the first-person fallback.
+    let gone = [bounded("2026-03-01T00:00:00Z")];
+    assert!(ids(&run(&gone, &lexical, "am I on antibiotics?")).is_empty());
+    assert!(ids(&run(&gone, &lexical, "what do I like?")).is_empty());
+}

@@ -24,6 +24,8 @@ pub enum ArchiveReason {
     /// and had no line for it.
     #[serde(rename = "bulk_edit")]
     BulkEdit,
+    /// Its `valid_until` passed: the user said how long it would hold.
+    Expired,
 }
 
 impl ArchiveReason {
@@ -33,6 +35,7 @@ impl ArchiveReason {
             ArchiveReason::Decayed => "decayed",
             ArchiveReason::Superseded => "superseded",
             ArchiveReason::BulkEdit => "bulk_edit",
+            ArchiveReason::Expired => "expired",
         }
     }
 }

@@ -59,7 +59,7 @@ pub enum MemoryCommand {
         #[arg(short = 'y', long = "yes")]
         yes: bool,
     },
-    /// Facts localm archived on its own (evicted at the cap, decayed, or superseded).
+    /// Facts localm archived on its own (evicted at the cap, decayed, expired, or superseded).
     Forgotten {
         #[arg(long)]
         json: bool,
@@ -345,7 +345,10 @@ fn list(store: &Store, all: bool, as_json: bool) -> anyhow::Result<()> {
                 r.kind.as_str().into(),
                 r.source.as_str().into(),
                 format!("{:.2}", r.importance),
-                visible(&r.text).into_owned(),
+                match r.valid_until {
+                    Some(t) => format!("{} (until {})", visible(&r.text), t.format("%Y-%m-%d")),
+                    None => visible(&r.text).into_owned(),
+                },
             ]
         })
         .collect();
@@ -392,6 +395,10 @@ fn show(store: &Store, id: &str, as_json: bool) -> anyhow::Result<()> {
         vec!["recalled".into(), recalled],
         vec!["provenance".into(), prov.join("; ")],
     ];
+    // Said to hold for a time ("for the next two weeks"): recalled until then, then archived.
+    if let Some(until) = r.valid_until {
+        rows.insert(5, vec!["valid until".into(), output::exact(until)]);
+    }
     // The user's own words the fact was written from, oldest first.
     for e in &r.provenance.evidence {
         rows.push(vec![

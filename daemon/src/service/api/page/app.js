@@ -152,6 +152,8 @@ function renderRecords(records) {
     const tr = el("tr");
     const fact = el("td", r.text, "fact");
     fact.append(...evidence(r.provenance));
+    // Said to hold for a time: recalled until then, then archived (restorable).
+    if (r.valid_until) fact.append(el("div", `holds until ${r.valid_until.slice(0, 10)}`, "why"));
     tr.append(fact, el("td", r.kind), el("td", r.source),
       el("td", Number(r.importance).toFixed(2)), el("td", when(r.last_recalled_at)));
     body.append(tr);

@@ -1,0 +1,294 @@
+//! How long a fact holds: a clause that bounds itself in time ("I'm on antibiotics for the next
+//! two weeks", "I'm in Lisbon until Friday", "this week", "until the end of the month", "until 12
+//! March") gets the moment it stops being true (`valid_until`), resolved against the time the
+//! user said it (the log line's `ts`). A past duration ("I've been vegetarian for two years",
+//! "I lived in Oslo until 2019") and a time alone ("next month") bound nothing.
+
+use chrono::{DateTime, Datelike, Days, Months, NaiveDate, NaiveTime, TimeDelta, Utc};
+
+use super::lexicon::{COUNTS, MONTHS, PAST_MARKERS, PRESENT_MARKERS, UNTIL, WEEKDAYS};
+
+fn number(w: &str) -> Option<u32> {
+    w.parse()
+        .ok()
+        .filter(|n| (1..=366).contains(n))
+        .or_else(|| COUNTS.iter().find(|(n, _)| *n == w).map(|(_, v)| *v))
+}
+
+/// A month by its name or its three-letter short form ("march", "mar").
+fn month(w: &str) -> Option<u32> {
+    let i = MONTHS
+        .iter()
+        .position(|m| *m == w || (w.len() == 3 && m.starts_with(w)))?;
+    u32::try_from(i + 1).ok()
+}
+
+/// A day of the month: "12", "12th", "1st".
+fn day_of_month(w: &str) -> Option<u32> {
+    let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let suffix = &w[digits.len()..];
+    let ok = matches!(suffix, "" | "st" | "nd" | "rd" | "th");
+    digits.parse().ok().filter(|d| ok && (1..=31).contains(d))
+}
+
+/// The last moment of day `d`.
+fn end_of(d: NaiveDate) -> DateTime<Utc> {
+    let last = NaiveTime::from_hms_opt(23, 59, 59).unwrap_or(NaiveTime::MIN);
+    d.and_time(last).and_utc()
+}
+
+/// The first moment of day `d`.
+fn start_of(d: NaiveDate) -> DateTime<Utc> {
+    d.and_time(NaiveTime::MIN).and_utc()
+}
+
+fn end_of_week(d: NaiveDate) -> NaiveDate {
+    let left = 6 - d.weekday().num_days_from_monday();
+    d + Days::new(u64::from(left))
+}
+
+fn end_of_month(d: NaiveDate) -> Option<NaiveDate> {
+    let first = d.with_day(1)?;
+    first.checked_add_months(Months::new(1))?.pred_opt()
+}
+
+fn end_of_year(d: NaiveDate) -> Option<NaiveDate> {
+    NaiveDate::from_ymd_opt(d.year(), 12, 31)
+}
+
+/// `n` units on from `at`: the end of that day (a bare "hours" keeps the hour).
+fn after(at: DateTime<Utc>, n: u32, unit: &str) -> Option<DateTime<Utc>> {
+    let d = at.date_naive();
+    let day = match unit.trim_end_matches('s') {
+        "hour" => return at.checked_add_signed(TimeDelta::hours(i64::from(n))),
+        "day" | "night" => d.checked_add_days(Days::new(u64::from(n)))?,
+        "week" => d.checked_add_days(Days::new(7 * u64::from(n)))?,
+        "month" => d.checked_add_months(Months::new(n))?,
+        "year" => d.checked_add_months(Months::new(12 * n))?,
+        _ => return None,
+    };
+    Some(end_of(day))
+}
+
+/// The clause's lower-cased words, punctuation trimmed.
+fn words(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .replace('’', "'")
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+fn has_phrase(words: &[String], phrase: &str) -> bool {
+    let p: Vec<&str> = phrase.split(' ').collect();
+    words
+        .windows(p.len())
+        .any(|w| w.iter().zip(&p).all(|(a, b)| a == b))
+}
+
+/// When a fact said in `clause` at `said_at` stops holding, if the clause bounds it in time.
+pub fn valid_until(clause: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let w = words(clause);
+    if PAST_MARKERS.iter().any(|p| has_phrase(&w, p)) {
+        return None;
+    }
+    let at = said_at.date_naive();
+    let now = PRESENT_MARKERS.iter().any(|p| has_phrase(&w, p));
+    let get = |i: usize| w.get(i).map(String::as_str);
+    for i in 0..w.len() {
+        let found = match (get(i), get(i + 1), get(i + 2), get(i + 3)) {
+            // "for the next two weeks", "over the next few days", "for the coming week".
+            (Some("next" | "coming"), Some(n), unit, _) if i > 0 && get(i - 1) == Some("the") => {
+                match (number(n), unit) {
+                    (Some(n), Some(unit)) => after(said_at, n, unit),
+                    _ => after(said_at, 1, n),
+                }
+            }
+            // "for another two weeks", "for two more days".
+            (Some("another"), Some(n), Some(unit), _) => after(said_at, number(n)?, unit),
+            (Some("for"), Some(n), Some("more"), Some(unit)) => after(said_at, number(n)?, unit),
+            // "for the rest of the week".
+            (Some("rest"), Some("of"), Some("the" | "this"), Some(unit)) => {
+                rest_of(at, unit).map(end_of)
+            }
+            (Some(u), ..) if UNTIL.contains(&u) => until(&w[i + 1..], at),
+            // "this week", "this weekend", "this month": only of a state that holds now.
+            (Some("this"), Some(unit), ..) if now => rest_of(at, unit).map(end_of),
+            (Some("today" | "tonight"), ..) if now => Some(end_of(at)),
+            _ => None,
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// The last day of the `unit` ("week", "weekend", "month", "year") that `at` is in.
+fn rest_of(at: NaiveDate, unit: &str) -> Option<NaiveDate> {
+    match unit {
+        "week" | "weekend" => Some(end_of_week(at)),
+        "month" => end_of_month(at),
+        "year" => end_of_year(at),
+        _ => None,
+    }
+}
+
+/// The moment "until …" names, the words after "until" being `w`: a weekday (the next one, end
+/// of day), tomorrow, a date ("12 March", "March 12th", "the 15th"), the end of a week, month or
+/// year, the weekend, next week or month, or a month (its first moment).
+fn until(w: &[String], at: NaiveDate) -> Option<DateTime<Utc>> {
+    let get = |i: usize| w.get(i).map(String::as_str);
+    let w0 = get(0)?;
+    if let Some(day) = WEEKDAYS.iter().position(|n| *n == w0) {
+        // The next one after the day it was said on: "until Monday" said on a Monday is a week.
+        let mut d = at.succ_opt()?;
+        while d.weekday().num_days_from_monday() as usize != day {
+            d = d.succ_opt()?;
+        }
+        return Some(end_of(d));
+    }
+    match (w0, get(1), get(2), get(3)) {
+        ("tomorrow", ..) => return Some(end_of(at.succ_opt()?)),
+        ("the", Some("end"), Some("of"), Some(unit)) => {
+            let unit = if unit == "the" || unit == "this" {
+                get(4)?
+            } else {
+                unit
+            };
+            return match month(unit) {
+                Some(m) => {
+                    let first = next_date(at, m, 1)?;
+                    end_of_month(first).map(end_of)
+                }
+                None => rest_of(at, unit).map(end_of),
+            };
+        }
+        ("the", Some("weekend"), ..) | ("this", Some("weekend"), ..) => {
+            let saturday = end_of_week(at).pred_opt()?;
+            return Some(start_of(saturday));
+        }
+        ("next", Some("week"), ..) => return Some(start_of(end_of_week(at).succ_opt()?)),
+        ("next", Some("month"), ..) => {
+            return Some(start_of(end_of_month(at)?.succ_opt()?));
+        }
+        ("the", Some(d), ..) => {
+            // "until the 15th": that day of this month, or of the next when it has passed.
+            let d = day_of_month(d)?;
+            let this = at.with_day(d).filter(|x| *x >= at);
+            let next = at
+                .with_day(1)?
+                .checked_add_months(Months::new(1))?
+                .with_day(d);
+            return this.or(next).map(end_of);
+        }
+        _ => {}
+    }
+    // "12 March", "12th of March", "March 12", "March".
+    let (day, m) = match (day_of_month(w0), get(1), get(2)) {
+        (Some(d), Some("of"), Some(m)) => (Some(d), month(m)?),
+        (Some(d), Some(m), _) => (Some(d), month(m)?),
+        (None, ..) => (get(1).and_then(day_of_month), month(w0)?),
+        _ => return None,
+    };
+    match day {
+        Some(d) => next_date(at, m, d).map(end_of),
+        None => next_date(at, m, 1).map(start_of),
+    }
+}
+
+/// Day `d` of month `m` on or after `at`: this year's, or next year's when it has passed.
+fn next_date(at: NaiveDate, m: u32, d: u32) -> Option<NaiveDate> {
+    let this = NaiveDate::from_ymd_opt(at.year(), m, d)?;
+    if this >= at {
+        Some(this)
+    } else {
+        NaiveDate::from_ymd_opt(at.year() + 1, m, d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Monday.
+    const SAID: &str = "2026-11-30T09:00:00Z";
+
+    #[test]
+    fn bounded_clauses_get_the_end_of_their_time_and_others_none() {
+        let at: DateTime<Utc> = SAID.parse().unwrap();
+        for (clause, want) in [
+            (
+                "I'm on antibiotics for the next two weeks",
+                Some("2026-12-14T23:59:59Z"),
+            ),
+            ("I'm in Lisbon until Friday", Some("2026-12-04T23:59:59Z")),
+            ("I'm off work until Monday", Some("2026-12-07T23:59:59Z")),
+            (
+                "I'm staying with my sister for the next 3 days",
+                Some("2026-12-03T23:59:59Z"),
+            ),
+            ("I'm in Berlin this week", Some("2026-12-06T23:59:59Z")),
+            (
+                "I'm busy until the end of the month",
+                Some("2026-11-30T23:59:59Z"),
+            ),
+            ("I'm in Rome until 12 March", Some("2027-03-12T23:59:59Z")),
+            ("I'm in Rome until March 12th", Some("2027-03-12T23:59:59Z")),
+            (
+                "I'm renting a car until the 15th",
+                Some("2026-12-15T23:59:59Z"),
+            ),
+            (
+                "I'll be in Tokyo until tomorrow",
+                Some("2026-12-01T23:59:59Z"),
+            ),
+            (
+                "I'm on a diet for the next few days",
+                Some("2026-12-03T23:59:59Z"),
+            ),
+            (
+                "I'm vegetarian for another two weeks",
+                Some("2026-12-14T23:59:59Z"),
+            ),
+            (
+                "I'm at my parents' for the rest of the week",
+                Some("2026-12-06T23:59:59Z"),
+            ),
+            (
+                "I'm working from home for the coming week",
+                Some("2026-12-07T23:59:59Z"),
+            ),
+            (
+                "I'm in Madrid until the end of December",
+                Some("2026-12-31T23:59:59Z"),
+            ),
+            (
+                "my knee is in a brace until December",
+                Some("2026-12-01T00:00:00Z"),
+            ),
+            (
+                "I'm not drinking until next month",
+                Some("2026-12-01T00:00:00Z"),
+            ),
+            ("I've been vegetarian for two years", None),
+            ("I was in Paris for two weeks", None),
+            ("I lived in Oslo until 2019", None),
+            ("I'm moving to Lisbon next month", None),
+            ("I'll be 30 next week", None),
+            ("I waited until Friday to call", None),
+            ("I started a new job this month", None),
+            ("I work until 5pm", None),
+            ("I have two dogs", None),
+            ("I run every morning for an hour", None),
+            ("I'm vegetarian", None),
+            ("I was vegetarian until I met my wife", None),
+        ] {
+            let want = want.map(|w| w.parse::<DateTime<Utc>>().unwrap());
+            assert_eq!(valid_until(clause, at), want, "{clause}");
+        }
+    }
+}
