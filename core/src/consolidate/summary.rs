@@ -5,54 +5,12 @@
 //! never cut off mid-phrase, no content word the session does not contain.
 
 use super::disclose;
-use super::lexicon::{DANGLING, FILLER, FRAME};
+use super::lexicon::{ASKING, CLAUSE_OPENERS, DANGLING, FILLER, FRAME, HANGING};
 use crate::session::Session;
 use crate::words::bare;
 
 /// A summary is at most this long (the grammar's line for the model's is about as long).
 pub const MAX_CHARS: usize = 100;
-
-/// Question openings, lower-case, and what the summary says in their place (`{}` = the rest).
-const ASKING: &[(&str, &str)] = &[
-    ("can you please", "Asked the assistant to {}"),
-    ("could you please", "Asked the assistant to {}"),
-    ("can you", "Asked the assistant to {}"),
-    ("could you", "Asked the assistant to {}"),
-    ("would you", "Asked the assistant to {}"),
-    ("will you", "Asked the assistant to {}"),
-    ("do you have any", "Asked for {}"),
-    ("do you have", "Asked for {}"),
-    ("are there any", "Asked about {}"),
-    ("is there any", "Asked about {}"),
-    ("is there a way to", "Asked how to {}"),
-    ("do you think", "Asked whether {}"),
-    ("do you know if", "Asked whether {}"),
-    ("do you know", "Asked about {}"),
-    ("how can i", "Asked how to {}"),
-    ("how do i", "Asked how to {}"),
-    ("how should i", "Asked how to {}"),
-    ("how could i", "Asked how to {}"),
-    ("how would i", "Asked how to {}"),
-    ("how can we", "Asked how to {}"),
-    ("how do we", "Asked how to {}"),
-    ("what's the best way to", "Asked how best to {}"),
-    ("what is the best way to", "Asked how best to {}"),
-    ("what's a good way to", "Asked how to {}"),
-    ("what is a good way to", "Asked how to {}"),
-    ("what are some ways to", "Asked how to {}"),
-    ("should i", "Asked whether to {}"),
-    ("what's", "Asked about {}"),
-    ("what is", "Asked about {}"),
-    ("what are", "Asked about {}"),
-    ("any", "Asked for {}"),
-    ("how", "Asked how {}"),
-    ("what", "Asked what {}"),
-    ("where", "Asked where {}"),
-    ("when", "Asked when {}"),
-    ("which", "Asked which {}"),
-    ("who", "Asked who {}"),
-    ("why", "Asked why {}"),
-];
 
 /// Fewer content words than this say too little to summarise a session.
 const MIN_WORDS: usize = 3;
@@ -202,17 +160,25 @@ fn sentences(text: &str) -> Vec<(String, bool)> {
     out
 }
 
-/// `text` as a summary: one line, at most [`MAX_CHARS`], cut at a comma or a word and never on a
-/// word that leaves it hanging ("the", "of", "and"), no trailing punctuation.
+/// `text` as a summary: one line, at most [`MAX_CHARS`], never on a word that leaves it hanging
+/// ("the", "of", "and"), no trailing punctuation. A longer one is cut only where a clause ends: at
+/// a comma or before a word that opens a clause ([`CLAUSE_OPENERS`]: "… suggestions on
+/// destinations | that are good for both solo and family trips"); with no such place in its
+/// first 100 characters it is not a summary (the next candidate is tried).
 fn finish(text: &str) -> Option<String> {
     let mut t: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     t.retain(|c| !matches!(c, '*' | '`' | '"' | '“' | '”' | '[' | ']' | '{' | '}'));
     if t.chars().count() > MAX_CHARS {
         let head: String = t.chars().take(MAX_CHARS + 1).collect();
-        let cut = match head.rfind(',') {
-            Some(i) if i >= MAX_CHARS / 2 => i,
-            _ => head.rfind(' ').unwrap_or(head.len()),
+        let opens = |i: usize| {
+            let next = head[i + 1..].split(' ').next().unwrap_or_default();
+            CLAUSE_OPENERS.contains(&bare(next).as_str())
         };
+        let before_opener = head.rmatch_indices(' ').map(|(i, _)| i).find(|&i| opens(i));
+        let cut = head.rfind(',').into_iter().chain(before_opener).max()?;
+        if cut < MAX_CHARS / 3 {
+            return None;
+        }
         t = head[..cut].to_string();
     }
     loop {
@@ -229,51 +195,6 @@ fn finish(text: &str) -> Option<String> {
     }
     substantial(&t).then_some(t)
 }
-
-/// Words a summary cannot end on, besides [`DANGLING`].
-const HANGING: &[&str] = &[
-    "of",
-    "to",
-    "for",
-    "with",
-    "in",
-    "on",
-    "at",
-    "from",
-    "by",
-    "about",
-    "into",
-    "that",
-    "which",
-    "who",
-    "their",
-    "them",
-    "they",
-    "very",
-    "so",
-    "but",
-    "if",
-    "as",
-    "than",
-    "like",
-    "any",
-    "some",
-    "this",
-    "these",
-    "those",
-    "such",
-    "how",
-    "what",
-    "where",
-    "when",
-    "whether",
-    "just",
-    "really",
-    "also",
-    "especially",
-    "more",
-    "most",
-];
 
 #[cfg(test)]
 mod tests {
@@ -353,5 +274,11 @@ mod tests {
             "{got}"
         );
         assert!(!got.contains("Talked about"), "{got}");
+        // Cut where a clause ends, not inside a phrase ("… good for both solo").
+        let long = "Can you give me some suggestions on destinations that are good for both solo and family travel, especially in Europe?";
+        assert_eq!(
+            of(long).as_deref(),
+            Some("Asked the assistant to give them some suggestions on destinations")
+        );
     }
 }
