@@ -19,9 +19,10 @@ use chrono::{DateTime, Utc};
 use super::lexicon::{
     ADVERBS, AND_OPENINGS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER,
     FIRST_PERSON, FUTURE, INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE,
-    NOT_FACTUAL, NOT_REFERENTS, NOW, OBLIGATIONS, PASSING, POINTING, POINTING_SUBJECT,
-    PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS,
-    SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS, TRAILING, VAGUE,
+    NOT_FACTUAL, NOT_REFERENTS, NOW, OBLIGATIONS, PASSING, POINTED_VERBS, POINTING,
+    POINTING_SUBJECT, PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS,
+    REQUEST_OPENINGS, SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS, TRAILING,
+    VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
 use super::{answer, elsewhere};
@@ -180,7 +181,13 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
                 Ok(r) => Ok((r, clause.clone())),
                 // "I've been perfecting my Negroni - I've tried making it 10 times": the
                 // pronoun points into the clause before, so the two are one fact.
-                Err(why) if why.rule == Rule::Unresolved && join_before(&mut out, at, &c) => {
+                // Not "… so I can understand that": knowing or understanding "that" answers the
+                // other speaker.
+                Err(why)
+                    if why.rule == Rule::Unresolved
+                        && !answers_the_other(&c)
+                        && join_before(&mut out, at, &c) =>
+                {
                     Err(Dropped::by(Rule::WithTheClauseBefore))
                 }
                 Err(why) => Err(why),
@@ -224,6 +231,13 @@ fn push_verdict(
         clause: clause.to_string(),
         outcome,
     });
+}
+
+/// Whether `clause` ends on "that" after a verb of knowing ("I can understand that", "I never
+/// knew that"): it speaks of what the other speaker said.
+fn answers_the_other(clause: &str) -> bool {
+    let w: Vec<String> = clause.split_whitespace().map(bare).collect();
+    w.len() >= 2 && w[w.len() - 1] == "that" && COMPLEMENT_VERBS.contains(&w[w.len() - 2].as_str())
 }
 
 /// Join `clause` to the last verdict in `out`, when that is a kept clause of the same message
@@ -432,10 +446,20 @@ fn resolve_pointing(
     let words = one;
     let clause = words.join(" ");
     // "I've found that 1 tablespoon …": "that" after a verb of knowing opens a clause.
+    // Not when it ends the clause ("I can understand that") or is the subject of the clause it
+    // would open ("I've always thought that was a really interesting job"): then it points.
+    let opens_clause = |k: usize| {
+        words
+            .get(k + 1)
+            .is_some_and(|next| !POINTED_VERBS.contains(&bare(next).as_str()))
+    };
     let Some(at) = words.iter().enumerate().position(|(k, w)| {
         let b = bare(w);
         POINTING.contains(&b.as_str())
-            && !(b == "that" && k > 0 && COMPLEMENT_VERBS.contains(&bare(words[k - 1]).as_str()))
+            && !(b == "that"
+                && k > 0
+                && COMPLEMENT_VERBS.contains(&bare(words[k - 1]).as_str())
+                && opens_clause(k))
     }) else {
         return Ok(clause);
     };

@@ -211,6 +211,14 @@ pub(crate) const REQUEST_MODIFIERS: &[&str] = &[
 /// renew my UK passport"), and only then.
 pub(crate) const OBLIGATIONS: &[&str] = &["have to", "has to", "need to"];
 
+/// Verbs right after "that" that make it a pronoun, the subject of what follows ("I thought that
+/// was a great job"): after a [`COMPLEMENT_VERBS`] verb it points at a turn then, opening no
+/// clause of the user's own.
+pub(crate) const POINTED_VERBS: &[&str] = &[
+    "is", "was", "were", "would", "will", "sounds", "sounded", "seems", "seemed", "must", "could",
+    "can", "might", "should", "looks", "looked",
+];
+
 /// Verbs after which "that" opens a clause ("I've found that 1 tablespoon …"), not a pointing
 /// word.
 pub(crate) const COMPLEMENT_VERBS: &[&str] = &[
