@@ -102,11 +102,9 @@ pub fn disclosures(said: &[Said]) -> Vec<Disclosure> {
 pub fn explain(said: &[Said]) -> Vec<Verdict> {
     let mut out: Vec<Verdict> = Vec::new();
     let mut question: Option<(String, &str)> = None;
-    let mut heard: Option<(&str, &str)> = None;
     for (at, s) in said.iter().enumerate() {
         if s.msg.role == "assistant" {
             question = answer::last_question(&s.msg.content).map(|q| (q, s.session));
-            heard = Some((s.msg.content.as_str(), s.session));
             continue;
         }
         if !s.msg.is_typed_by_user() {
@@ -116,10 +114,6 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
             .take()
             .filter(|(_, session)| *session == s.session)
             .map(|(q, _)| q);
-        let heard = heard
-            .take()
-            .filter(|(_, session)| *session == s.session)
-            .map(|(h, _)| h);
         let text = strip_recalled(&s.msg.content);
         let verdict = |out: &mut Vec<Verdict>, clause: &str, outcome| {
             push_verdict(out, s, at, clause, outcome);
@@ -177,8 +171,8 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
             let resolved = resolve_pointing(&c, asked.as_deref(), before.as_deref());
             before = Some(clause.clone());
             let outcome = match resolved {
-                _ if heard.is_some_and(|h| echoes(&c, h)) => Err(Dropped::by(Rule::Echo)),
-                Ok(r) => Ok((r, clause.clone())),
+                // "I love dogs too" after the assistant's dogs says the user loves dogs.
+                Ok(r) => Ok((without_agreement(&r), clause.clone())),
                 // "I've been perfecting my Negroni - I've tried making it 10 times": the
                 // pronoun points into the clause before, so the two are one fact.
                 // Not "… so I can understand that": knowing or understanding "that" answers the
@@ -356,27 +350,38 @@ fn possession(clause: &str) -> Option<String> {
     Some(format!("I have {article} {thing}"))
 }
 
-/// Whether `clause` only agrees with what the assistant just said ("I love dogs too" after "I
-/// have two dogs"): it ends in "too" or "as well" or opens "I also …", and half its words are
-/// the assistant's.
-fn echoes(clause: &str, heard: &str) -> bool {
-    let lower: Vec<String> = clause.split_whitespace().map(bare).collect();
-    let agrees = matches!(lower.last().map(String::as_str), Some("too"))
-        || lower.ends_with(&["as".to_string(), "well".to_string()])
-        || lower.iter().take(3).any(|w| w == "also");
-    if !agrees {
-        return false;
+/// `clause` without the words that agree with the other speaker ("I love dogs too", "I also
+/// like hiking", "I play chess as well"): "too" or "as well" at its end or before "and", "also"
+/// among its first three words. What the user agreed to is said of them all the same.
+fn without_agreement(clause: &str) -> String {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let lower: Vec<String> = words.iter().map(|w| bare(w)).collect();
+    let ends_at =
+        |k: usize| k + 1 == words.len() || lower[k + 1] == "and" || words[k].ends_with(',');
+    let mut keep = vec![true; words.len()];
+    for k in 0..words.len() {
+        let too = lower[k] == "too" && k > 1 && ends_at(k);
+        let as_well = lower[k] == "well" && k > 1 && lower[k - 1] == "as" && ends_at(k);
+        if too || (lower[k] == "also" && k < 3) {
+            keep[k] = false;
+        }
+        if as_well {
+            keep[k] = false;
+            keep[k - 1] = false;
+        }
     }
-    let mut mine = content_words(clause);
-    mine.retain(|w| {
-        !FIRST_PERSON.contains(&w.as_str()) && !INTENSIFIERS.contains(&w.as_str()) && w != "too"
-    });
-    let theirs = content_words(heard);
-    let shared = mine
-        .iter()
-        .filter(|w| crate::words::occurs_in(w, &theirs))
-        .count();
-    !mine.is_empty() && shared * 2 >= mine.len()
+    let mut out: Vec<String> = Vec::new();
+    for (k, w) in words.iter().enumerate() {
+        if keep[k] {
+            out.push((*w).to_string());
+        } else if w.ends_with(',')
+            && let Some(last) = out.last_mut()
+        {
+            // "I love it too, and …": the comma stays with the word before.
+            last.push(',');
+        }
+    }
+    out.join(" ")
 }
 
 /// The first sentence of `text`, at most 300 characters.
@@ -1256,11 +1261,39 @@ mod tests {
     }
 
     #[test]
-    fn agreeing_with_the_assistant_is_not_a_disclosure() {
-        assert!(of_chat(&[("I have two dogs and I love them.", "I love dogs too!")]).is_empty());
-        assert!(of_chat(&[("I play chess every day.", "I also play chess")]).is_empty());
-        // Said without the assistant saying it first, it is the user's.
-        assert_eq!(of_chat(&[("Hi!", "I love dogs too")]), ["I love dogs too"]);
+    fn agreeing_with_the_assistant_says_it_of_the_user() {
+        // On the persona set's valid split these were 41 facts a careful reader keeps, and 5
+        // of its persona lines ("I like watching war documentaries") the pass missed.
+        for (heard, said, want) in [
+            (
+                "I have two dogs and I love them.",
+                "I love dogs too!",
+                &["I love dogs"][..],
+            ),
+            (
+                "I play chess every day.",
+                "I also play chess",
+                &["I play chess"],
+            ),
+            (
+                "I hike.",
+                "I love to cook too and I also love fishing",
+                &["I love to cook", "I love fishing"],
+            ),
+            ("I swim.", "I play tennis as well", &["I play tennis"]),
+            ("Hi!", "I love dogs too", &["I love dogs"]),
+        ] {
+            assert_eq!(of_chat(&[(heard, said)]), want, "{said}");
+        }
+        // "too" that is not agreement stays.
+        assert_eq!(
+            of_chat(&[("Hi!", "I'm too tired to cook tonight")]).len(),
+            0
+        );
+        assert_eq!(
+            of_chat(&[("Hi!", "I drink my coffee too hot")]),
+            ["I drink my coffee too hot"]
+        );
     }
 
     #[test]

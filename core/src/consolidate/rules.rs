@@ -75,8 +75,6 @@ pub enum Rule {
     Determiner,
     /// A pronoun with nothing to point at ("I drew it").
     Unresolved,
-    /// Agrees with what the assistant just said ("I love dogs too").
-    Echo,
     /// Said already in this pass.
     Repeated,
     /// Its pronoun points into the clause before, and it is kept as one fact with it.
@@ -121,7 +119,6 @@ impl Rule {
             Rule::FavoriteOfNothing => "favorite_of_nothing",
             Rule::Determiner => "determiner",
             Rule::Unresolved => "unresolved",
-            Rule::Echo => "echo",
             Rule::Repeated => "repeated",
             Rule::WithTheClauseBefore => "with_the_clause_before",
         }
@@ -164,7 +161,6 @@ impl Rule {
             Rule::FavoriteOfNothing => "a favorite of a kind nobody named",
             Rule::Determiner => "'that …' points at another turn",
             Rule::Unresolved => "a pronoun with nothing to point at",
-            Rule::Echo => "agrees with what the assistant just said",
             Rule::Repeated => "said already in this pass",
             Rule::WithTheClauseBefore => {
                 "kept as one fact with the clause before, which it points into"
@@ -214,7 +210,6 @@ pub const ALL: &[Rule] = &[
     Rule::FavoriteOfNothing,
     Rule::Determiner,
     Rule::Unresolved,
-    Rule::Echo,
     Rule::Repeated,
     Rule::WithTheClauseBefore,
 ];
