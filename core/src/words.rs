@@ -127,6 +127,31 @@ pub fn stem(word: &str) -> String {
     word.to_string()
 }
 
+/// The months, in order, lower-case.
+pub const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// The month (1–12) a lower-case word names, whole or short ("march", "mar", "sept").
+pub fn month(w: &str) -> Option<u32> {
+    let short = (3..=4).contains(&w.len());
+    let i = MONTHS
+        .iter()
+        .position(|m| *m == w || (short && m.starts_with(w)))?;
+    u32::try_from(i + 1).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

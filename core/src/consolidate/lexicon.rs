@@ -1291,41 +1291,10 @@ pub(crate) const PRESENT_MARKERS: &[&str] = &[
     "i won't",
 ];
 
-/// Counts a duration may give in words ("the next two weeks", "a few days").
-pub(crate) const COUNTS: &[(&str, u32)] = &[
-    ("a", 1),
-    ("an", 1),
-    ("one", 1),
-    ("couple", 2),
-    ("two", 2),
-    ("few", 3),
-    ("three", 3),
-    ("four", 4),
-    ("five", 5),
-    ("six", 6),
-    ("seven", 7),
-    ("eight", 8),
-    ("nine", 9),
-    ("ten", 10),
-    ("eleven", 11),
-    ("twelve", 12),
-];
-
-/// The months, in order.
-pub(crate) const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
+/// Counts a duration may give in words besides [`NUMBER_WORDS`] ("a couple of days", "the next
+/// few weeks").
+pub(crate) const MORE_COUNTS: &[(&str, u32)] =
+    &[("couple", 2), ("few", 3), ("eleven", 11), ("twelve", 12)];
 
 /// The days of the week, from Monday.
 pub(crate) const WEEKDAYS: &[&str] = &[

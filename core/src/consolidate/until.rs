@@ -6,21 +6,18 @@
 
 use chrono::{DateTime, Datelike, Days, Months, NaiveDate, NaiveTime, TimeDelta, Utc};
 
-use super::lexicon::{COUNTS, MONTHS, PAST_MARKERS, PRESENT_MARKERS, UNTIL, WEEKDAYS};
+use super::lexicon::{MORE_COUNTS, NUMBER_WORDS, PAST_MARKERS, PRESENT_MARKERS, UNTIL, WEEKDAYS};
+use crate::words::month;
 
 fn number(w: &str) -> Option<u32> {
     w.parse()
         .ok()
         .filter(|n| (1..=366).contains(n))
-        .or_else(|| COUNTS.iter().find(|(n, _)| *n == w).map(|(_, v)| *v))
-}
-
-/// A month by its name or its three-letter short form ("march", "mar").
-fn month(w: &str) -> Option<u32> {
-    let i = MONTHS
-        .iter()
-        .position(|m| *m == w || (w.len() == 3 && m.starts_with(w)))?;
-    u32::try_from(i + 1).ok()
+        .or_else(|| {
+            (NUMBER_WORDS.iter().chain(MORE_COUNTS))
+                .find(|(n, _)| *n == w)
+                .map(|(_, v)| *v)
+        })
 }
 
 /// A day of the month: "12", "12th", "1st".

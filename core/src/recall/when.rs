@@ -2,37 +2,10 @@
 //! Pilot in March 2023"; consolidation writes dates absolute). A when-question prefers, among
 //! the facts the gate lets through, those with a date.
 
-use crate::words::tokens;
+use crate::words::{month, tokens};
 
 /// How much a dated fact's relevance rises for a when-question. Chosen on the tuning half.
 pub const DATED_BOOST: f32 = 0.1;
-
-const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-];
 
 /// Whether `message` asks when something happened: "when did …", "when was …", "what year …",
 /// "how long ago …", "since when …" (not "when does my book club meet?", a standing fact).
@@ -71,7 +44,7 @@ pub fn carries_date(text: &str) -> bool {
     };
     let month_with_neighbour = t.iter().enumerate().any(|(k, w)| {
         // "may" alone is a verb; a month counts beside a day or a year.
-        MONTHS.contains(&w.as_str())
+        month(w).is_some()
             && (k > 0 && day(&t[k - 1]) || t.get(k + 1).is_some_and(|n| day(n) || year(n)))
     });
     month_with_neighbour
