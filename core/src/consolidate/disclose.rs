@@ -656,7 +656,10 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
     .iter()
     .any(|p| opening.starts_with(p));
     // "I moved to Edinburgh in May": the month, not the modal.
-    let month = words.iter().skip(1).any(|w| bare_case(w) == "May");
+    let month = words.iter().skip(1).any(|w| bare_case(w) == "May")
+        || lower
+            .iter()
+            .any(|w| w != "may" && crate::words::MONTHS.contains(&w.as_str()));
     if planned && !month && !FUTURE.iter().any(|f| joined.contains(&format!(" {f} "))) {
         return Err(Dropped::by(Rule::PlanWithoutTime));
     }

@@ -336,29 +336,10 @@ pub(crate) const NOT_FACTUAL: &[&str] = &[
     "let's",
 ];
 
-/// Times that make "I'm going to …" a plan.
+/// Times that make "I'm going to …" a plan, besides a month (`words::MONTHS`; "may" only as
+/// "May").
 pub(crate) const FUTURE: &[&str] = &[
-    "next",
-    "tomorrow",
-    "summer",
-    "winter",
-    "spring",
-    "fall",
-    "autumn",
-    "january",
-    "february",
-    "march",
-    "april",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "weekend",
-    "year",
-    "month",
+    "next", "tomorrow", "summer", "winter", "spring", "fall", "autumn", "weekend", "year", "month",
 ];
 
 /// Phrases of the moment cut from a clause ("I'm in high school right now").
