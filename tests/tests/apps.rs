@@ -488,5 +488,17 @@ fn the_local_model_follows_response_format() {
         "{}",
         r.body
     );
+    // So is one too big to build (a 100k-entry enum held the worker for over a minute), and the
+    // chat path is free at once for the next request.
+    let many: Vec<String> = (0..100_000).map(|i| i.to_string()).collect();
+    let r = ask(
+        json!({"type": "json_schema", "json_schema": {"name": "big", "schema": {
+            "enum": many
+        }}}),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(r.body.contains("more than 1024"), "{}", r.body);
     assert_eq!(sessions(&env), before);
+    let (text, v) = json_reply(&ask(json!({"type": "json_object"})));
+    assert!(v.is_object(), "{text}");
 }
