@@ -404,10 +404,18 @@ fn summarise_due(
                     Why::Refused(r) => Skipped::refused(text, r),
                     Why::Other(why) => Skipped::because(text, why),
                 });
-                summary::candidates(s)
+                let passing: Vec<String> = summary::candidates(s)
                     .into_iter()
                     .map(|t| crate::secret::redact(&t))
-                    .find(|t| guard::refuse_summary(t, &cx).is_none())
+                    .filter(|t| guard::refuse_summary(t, &cx).is_none())
+                    .collect();
+                // The first that says more than a fact does; else the first (every session
+                // gets its line).
+                let facts = known_facts(snap, changes);
+                let fresh = passing
+                    .iter()
+                    .position(|t| !summary::repeats_a_fact(t, facts.iter().map(String::as_str)));
+                passing.into_iter().nth(fresh.unwrap_or(0))
             }
         };
         if let Some(text) = text {
@@ -425,6 +433,26 @@ fn summarise_due(
         summarised.push(s.id.clone());
     }
     Ok(summarised)
+}
+
+/// The facts the store holds and the pass adds or rewrites: what a summary by rule should not
+/// repeat.
+fn known_facts(snap: &Snapshot, changes: &[Change]) -> Vec<String> {
+    let planned = changes.iter().filter_map(|c| match &c.planned {
+        Planned::Add {
+            text,
+            kind: Kind::Semantic,
+            ..
+        }
+        | Planned::Update { text, .. } => Some(text.clone()),
+        _ => None,
+    });
+    let held = snap
+        .records
+        .iter()
+        .filter(|r| r.kind == Kind::Semantic)
+        .map(|r| r.text.clone());
+    planned.chain(held).collect()
 }
 
 /// The model lists facts from the whole log.

@@ -64,6 +64,21 @@ pub fn candidates(s: &Session) -> Vec<String> {
     out
 }
 
+/// Whether the summary `text` only repeats one of `facts`: every content word it has past its
+/// frame ("Said they …") is one of that fact's ("Said they're on Fedora" beside "User is on
+/// Fedora"). A session's summary should say what its facts do not.
+pub fn repeats_a_fact<'f>(text: &str, facts: impl IntoIterator<Item = &'f str>) -> bool {
+    let mut w = crate::words::content_words(text);
+    w.retain(|x| !FRAME.contains(&x.as_str()));
+    if w.is_empty() {
+        return false;
+    }
+    facts.into_iter().any(|f| {
+        let known = crate::words::content_words(f);
+        w.iter().all(|x| known.contains(x))
+    })
+}
+
 /// Whether `text` has content words enough, past its frame.
 fn substantial(text: &str) -> bool {
     let mut w = crate::words::content_words(text);

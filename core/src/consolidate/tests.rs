@@ -588,6 +588,36 @@ fn summaries_in_the_assistants_voice_or_copied_from_the_example_are_refused() {
 }
 
 #[test]
+fn a_summary_by_rule_says_what_the_facts_do_not() {
+    let f = fixture();
+    f.user_fact("u1", "User is on Fedora and it's driving them mad");
+    f.session(
+        "s1",
+        &[(
+            "user",
+            "I'm on Fedora and it's driving me mad. I spent the weekend building a birdhouse with my daughter.",
+        )],
+    );
+    let later = now() + chrono::Duration::hours(3);
+    let refused = r#"{"summary": "I'm not sure how to help with Fedora"}"#;
+    let (r, _) = f.run(r#"{"facts": []}"#, "", refused, later);
+    assert_eq!(
+        r.episodic
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>(),
+        ["Said they spent the weekend building a birdhouse with their daughter"],
+        "{r:?}"
+    );
+    // When every line would repeat a fact, the session still gets the first.
+    let f = fixture();
+    f.user_fact("u1", "User is on Fedora and it's driving them mad");
+    f.session("s1", &[("user", "I'm on Fedora and it's driving me mad.")]);
+    let (r, _) = f.run(r#"{"facts": []}"#, "", refused, later);
+    assert_eq!(r.episodic.len(), 1, "{r:?}");
+}
+
+#[test]
 fn one_pass_proposes_one_change_to_a_fact() {
     let f = fixture();
     f.user_fact("u1", "User lives in Berlin");
