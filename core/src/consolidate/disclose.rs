@@ -143,7 +143,8 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
                 Err(why)
                     if why.rule != Rule::Secret
                         && !asks
-                        && names_the_thing_before(&clause)
+                        && (names_the_thing_before(&clause)
+                            || describes_the_thing_before(&clause))
                         && join_before(&mut out, at, &clause) =>
                 {
                     verdict(
@@ -234,14 +235,21 @@ fn answers_the_other(clause: &str) -> bool {
     w.len() >= 2 && w[w.len() - 1] == "that" && COMPLEMENT_VERBS.contains(&w[w.len() - 2].as_str())
 }
 
-/// Join `clause` to the last verdict in `out`, when that is a kept clause of the same message
+/// Join `clause` to the last verdict in `out` (past those joined to it), when that is a kept clause of the same message
 /// (`at`) and the two are not too long for one fact: "X, and Y". Whether it did.
 fn join_before(out: &mut [Verdict], at: usize, clause: &str) -> bool {
+    // Past clauses already joined to it: "my old drum set, a 5-piece Pearl Export, which …".
+    let joined = |v: &Verdict| {
+        v.at == at
+            && v.outcome
+                .as_ref()
+                .is_err_and(|e| e.rule == Rule::WithTheClauseBefore)
+    };
     let Some(Verdict {
         at: last_at,
         outcome: Ok(d),
         ..
-    }) = out.last_mut()
+    }) = out.iter_mut().rev().find(|v| !joined(v))
     else {
         return false;
     };
@@ -249,11 +257,12 @@ fn join_before(out: &mut [Verdict], at: usize, clause: &str) -> bool {
     if *last_at != at || words > MAX_WORDS {
         return false;
     }
-    let and = if clause
-        .split_whitespace()
-        .next()
-        .is_some_and(|w| matches!(bare(w).as_str(), "and" | "called" | "named"))
-    {
+    let and = if clause.split_whitespace().next().is_some_and(|w| {
+        matches!(
+            bare(w).as_str(),
+            "and" | "called" | "named" | "which" | "who" | "a" | "an"
+        )
+    }) {
         ""
     } else {
         "and "
@@ -294,6 +303,35 @@ fn names_the_thing_before(clause: &str) -> bool {
                 && (w.chars().next().is_some_and(char::is_uppercase)
                     || w.chars().any(|c| c.is_ascii_digit()))
         })
+}
+
+/// Whether `clause` tells more of what the clause before ends on: a relative clause ("my Korg
+/// B1, which I've had for about 3 years", "the gym, which is usually at 6:00 pm") or a short
+/// appositive that names it ("my old drum set, a 5-piece Pearl Export"). Not one that speaks to
+/// the assistant or is hypothetical ("which you recommended", "which would be nice").
+fn describes_the_thing_before(clause: &str) -> bool {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let lower: Vec<String> = words.iter().map(|w| bare(w)).collect();
+    let Some(first) = lower.first() else {
+        return false;
+    };
+    if lower.iter().any(|w| {
+        matches!(w.as_str(), "you" | "your" | "yours") || NOT_FACTUAL.contains(&w.as_str())
+    }) {
+        return false;
+    }
+    match first.as_str() {
+        "which" | "who" => words.len() >= 3,
+        "a" | "an" => {
+            words.len() <= 5
+                && words.iter().skip(1).any(|w| {
+                    let w = bare_case(w);
+                    w.chars().next().is_some_and(char::is_uppercase)
+                        || w.chars().any(|c| c.is_ascii_digit())
+                })
+        }
+        _ => false,
+    }
 }
 
 /// Words that end a possession's name ("my iPhone 13 Pro for work").
@@ -846,7 +884,7 @@ const ASKING: &[&str] = &[
 fn dashed(part: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for piece in part.split(" - ") {
-        let value = piece.split(',').next().unwrap_or(piece);
+        let value = comma_pieces(piece)[0];
         let short = value.split_whitespace().count() <= 3
             && value.chars().any(|c| c.is_ascii_digit() || c == '$');
         match out.last_mut() {
@@ -893,7 +931,7 @@ fn marked_splits(s: &str) -> String {
 /// is one clause (a piece that starts with "and"/"or", and the one before it, join the piece
 /// before).
 fn joined_lists(text: &str) -> Vec<String> {
-    let pieces: Vec<&str> = text.split(',').map(str::trim).collect();
+    let pieces: Vec<&str> = comma_pieces(text).into_iter().map(str::trim).collect();
     let starts_list = |p: &str| {
         let first = p.split_whitespace().next().map(bare);
         matches!(first.as_deref(), Some("and" | "or"))
@@ -923,6 +961,23 @@ fn joined_lists(text: &str) -> Vec<String> {
             _ => out.push((*p).to_string()),
         }
     }
+    out
+}
+
+/// `text` split at its commas, but not at one between digits ("$1,200", "10,000 steps").
+fn comma_pieces(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, &c) in b.iter().enumerate() {
+        let in_number =
+            i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit);
+        if c == b',' && !in_number {
+            out.push(&text[start..i]);
+            start = i + 1;
+        }
+    }
+    out.push(&text[start..]);
     out
 }
 
