@@ -578,6 +578,10 @@ fn resolve_pointing(
     let referent = match p.as_str() {
         "him" | "her" | "his" | "their" => before.and_then(last_name),
         "there" | "hers" => None,
+        // "I need to take care of my old sneakers, I've been keeping them under my bed".
+        "them" => question
+            .and_then(answer::referent)
+            .or_else(|| before.and_then(my_things)),
         _ => question.and_then(answer::referent),
     }
     .ok_or(Dropped::by(Rule::Unresolved))?;
@@ -613,6 +617,34 @@ fn last_name(text: &str) -> Option<String> {
         .filter(|w| w.chars().next().is_some_and(char::is_uppercase) && *w != "I")
         .last()
         .map(str::to_string)
+}
+
+/// The last "my …" of `text` when it names things in the plural, in at most four words ("my old
+/// sneakers", "my tomato plants"): what a "them" in the clause after points at.
+fn my_things(text: &str) -> Option<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let my = words.iter().rposition(|w| bare(w) == "my")?;
+    let mut name = vec!["my"];
+    for w in &words[my + 1..] {
+        let b = bare(w);
+        if NOT_IN_A_NAME.contains(&b.as_str())
+            || PREPOSITIONS.contains(&b.as_str())
+            || name.len() > 4
+        {
+            break;
+        }
+        name.push(w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''));
+        if w.ends_with([',', '.', ';', ':']) {
+            break;
+        }
+    }
+    let last = bare(name.last()?);
+    let plural = name.len() > 1
+        && last.chars().count() > 3
+        && last.ends_with('s')
+        && !last.ends_with("ss")
+        && !last.ends_with("'s");
+    plural.then(|| name.join(" "))
 }
 
 /// `clause` trimmed of filler, when it is a disclosure; else the rule that drops it.
