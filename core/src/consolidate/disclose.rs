@@ -235,8 +235,9 @@ fn answers_the_other(clause: &str) -> bool {
     w.len() >= 2 && w[w.len() - 1] == "that" && COMPLEMENT_VERBS.contains(&w[w.len() - 2].as_str())
 }
 
-/// Join `clause` to the last verdict in `out` (past those joined to it), when that is a kept clause of the same message
-/// (`at`) and the two are not too long for one fact: "X, and Y". Whether it did.
+/// Join `clause` to the last verdict in `out` (past those already joined to it), when that is a
+/// kept clause of the same message (`at`) and the two are not too long for one fact: "X, and
+/// Y". Whether it did.
 fn join_before(out: &mut [Verdict], at: usize, clause: &str) -> bool {
     // Past clauses already joined to it: "my old drum set, a 5-piece Pearl Export, which …".
     let joined = |v: &Verdict| {
@@ -296,13 +297,18 @@ fn names_the_thing_before(clause: &str) -> bool {
                 | "named"
         )
     });
-    opens
-        && words.iter().skip(1).any(|w| {
-            let w = bare_case(w);
-            w != "I"
-                && (w.chars().next().is_some_and(char::is_uppercase)
-                    || w.chars().any(|c| c.is_ascii_digit()))
-        })
+    opens && names_something(&words)
+}
+
+/// Whether a word of `words` past the first is a name or a number: capitalised ("I" aside) or
+/// holding a digit ("Mochi", "2019", "5-piece").
+fn names_something(words: &[&str]) -> bool {
+    words.iter().skip(1).any(|w| {
+        let w = bare_case(w);
+        w != "I"
+            && (w.chars().next().is_some_and(char::is_uppercase)
+                || w.chars().any(|c| c.is_ascii_digit()))
+    })
 }
 
 /// Whether `clause` tells more of what the clause before ends on: a relative clause ("my Korg
@@ -322,14 +328,7 @@ fn describes_the_thing_before(clause: &str) -> bool {
     }
     match first.as_str() {
         "which" | "who" => words.len() >= 3,
-        "a" | "an" => {
-            words.len() <= 5
-                && words.iter().skip(1).any(|w| {
-                    let w = bare_case(w);
-                    w.chars().next().is_some_and(char::is_uppercase)
-                        || w.chars().any(|c| c.is_ascii_digit())
-                })
-        }
+        "a" | "an" => words.len() <= 5 && names_something(&words),
         _ => false,
     }
 }
@@ -753,12 +752,7 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
         }
     }
     // "I need to renew my UK passport": an obligation about a named thing lasts.
-    let names = words.iter().skip(1).any(|w| {
-        let w = bare_case(w);
-        w != "I"
-            && (w.chars().next().is_some_and(char::is_uppercase)
-                || w.chars().any(|c| c.is_ascii_digit()))
-    });
+    let names = names_something(words);
     if let Some(p) = NOT_FACTUAL.iter().find(|p| {
         joined.contains(&format!(" {p} "))
             && !(month && **p == "may")

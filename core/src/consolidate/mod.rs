@@ -24,6 +24,7 @@ pub mod rules;
 pub mod summary;
 pub mod until;
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -390,6 +391,9 @@ fn summarise_due(
     report: &mut Report,
 ) -> Result<Vec<String>, ModelError> {
     let mut summarised: Vec<String> = Vec::new();
+    // The facts' content words, read when a summary by rule first needs them (the summaries
+    // this loop adds are not facts).
+    let mut facts: Option<Vec<HashSet<String>>> = None;
     for s in episodic::due(sessions, &snap.state, now) {
         let cx = guard::Context {
             user_text: &typed_text(s),
@@ -411,10 +415,10 @@ fn summarise_due(
                     .collect();
                 // The first that says more than a fact does; else the first (every session
                 // gets its line).
-                let facts = known_facts(snap, changes);
+                let facts = facts.get_or_insert_with(|| known_facts(snap, changes));
                 let fresh = passing
                     .iter()
-                    .position(|t| !summary::repeats_a_fact(t, facts.iter().map(String::as_str)));
+                    .position(|t| !summary::repeats_a_fact(t, facts));
                 passing.into_iter().nth(fresh.unwrap_or(0))
             }
         };
@@ -435,24 +439,27 @@ fn summarise_due(
     Ok(summarised)
 }
 
-/// The facts the store holds and the pass adds or rewrites: what a summary by rule should not
-/// repeat.
-fn known_facts(snap: &Snapshot, changes: &[Change]) -> Vec<String> {
+/// The content words of each fact the store holds and the pass adds or rewrites: what a summary
+/// by rule should not repeat.
+fn known_facts(snap: &Snapshot, changes: &[Change]) -> Vec<HashSet<String>> {
     let planned = changes.iter().filter_map(|c| match &c.planned {
         Planned::Add {
             text,
             kind: Kind::Semantic,
             ..
         }
-        | Planned::Update { text, .. } => Some(text.clone()),
+        | Planned::Update { text, .. } => Some(text.as_str()),
         _ => None,
     });
     let held = snap
         .records
         .iter()
         .filter(|r| r.kind == Kind::Semantic)
-        .map(|r| r.text.clone());
-    planned.chain(held).collect()
+        .map(|r| r.text.as_str());
+    planned
+        .chain(held)
+        .map(|t| crate::words::content_words(t).into_iter().collect())
+        .collect()
 }
 
 /// The model lists facts from the whole log.

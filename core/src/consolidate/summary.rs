@@ -4,6 +4,8 @@
 //! recommend a budgeting app", "Said they moved to Lisbon last year". Never a list of keywords,
 //! never cut off mid-phrase, no content word the session does not contain.
 
+use std::collections::HashSet;
+
 use super::disclose;
 use super::lexicon::{ASKING, CLAUSE_OPENERS, DANGLING, FILLER, FRAME, HANGING};
 use crate::session::Session;
@@ -67,23 +69,25 @@ pub fn candidates(s: &Session) -> Vec<String> {
 /// Whether the summary `text` only repeats one of `facts`: every content word it has past its
 /// frame ("Said they …") is one of that fact's ("Said they're on Fedora" beside "User is on
 /// Fedora"). A session's summary should say what its facts do not.
-pub fn repeats_a_fact<'f>(text: &str, facts: impl IntoIterator<Item = &'f str>) -> bool {
-    let mut w = crate::words::content_words(text);
-    w.retain(|x| !FRAME.contains(&x.as_str()));
-    if w.is_empty() {
-        return false;
-    }
-    facts.into_iter().any(|f| {
-        let known = crate::words::content_words(f);
-        w.iter().all(|x| known.contains(x))
-    })
+/// `facts` are given as their content words (`words::content_words`), read once per pass.
+pub fn repeats_a_fact(text: &str, facts: &[HashSet<String>]) -> bool {
+    let w = framed_words(text);
+    !w.is_empty()
+        && facts
+            .iter()
+            .any(|known| w.iter().all(|x| known.contains(x)))
 }
 
 /// Whether `text` has content words enough, past its frame.
 fn substantial(text: &str) -> bool {
+    framed_words(text).len() >= MIN_WORDS
+}
+
+/// The content words of `text` past its frame ("Said", "they", "the assistant").
+fn framed_words(text: &str) -> Vec<String> {
     let mut w = crate::words::content_words(text);
     w.retain(|x| !FRAME.contains(&x.as_str()));
-    w.len() >= MIN_WORDS
+    w
 }
 
 /// What the user asked in `question` (without its '?'), when it opens like a question the
