@@ -3,9 +3,10 @@
 //! high-confidence one becomes a pending correction, a low-confidence one is dropped; an unsure
 //! UPDATE keeps both facts; a rejected correction is not proposed again.
 
+use super::lexicon::WEEKDAYS;
 use crate::record::{Kind, Record, SYNTH_IMPORTANCE_CAP};
 use crate::refusal::Refusal;
-use crate::same_fact::key as fact_key;
+use crate::same_fact::{Overlap, key as fact_key};
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
 use crate::words::content_words;
 
@@ -146,6 +147,43 @@ const GENERAL: &[&str] = &[
     "people",
     "thing",
     "called",
+    // The frame of a sentence, not its thing ("User is thinking of …", "User is looking for …").
+    "thinking",
+    "looking",
+    "planning",
+    "trying",
+    "want",
+    "wants",
+    "need",
+    "needs",
+    "keep",
+    "keeping",
+    "started",
+    "feel",
+    "feeling",
+    "considering",
+    "interested",
+    "hoping",
+    "excited",
+    "pretty",
+    "bit",
+    "few",
+    "old",
+    "great",
+    "nice",
+    // When, not what ("last Thursday", "2 AM", "for months").
+    "last",
+    "next",
+    "ago",
+    "recently",
+    "week",
+    "weekend",
+    "month",
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+    "pm",
 ];
 
 /// Topics whose words make two facts about the same thing though they share none ("lives in
@@ -182,12 +220,18 @@ const FAMILIES: &[&[&str]] = &[
     &["age", "old", "born", "birthday"],
 ];
 
-/// Whether `new` is about the same thing as `old`: they share a word of substance, or words of
-/// one topic family. An UPDATE or DELETE may only replace such a fact.
+/// Whether `new` is about the same thing as `old`: they share a word of substance (not a frame,
+/// a time or a number), or words of one topic family. An UPDATE or DELETE may only replace such a fact.
 pub fn about_the_same(new: &str, old: &str) -> bool {
     let substance = |t: &str| -> Vec<String> {
         let mut w = content_words(t);
-        w.retain(|x| !GENERAL.contains(&x.as_str()));
+        // A number or a date says how many or when, not of what ("2 dogs", "2 new lamps").
+        w.retain(|x| {
+            !GENERAL.contains(&x.as_str())
+                && !x.chars().all(|c| c.is_ascii_digit())
+                && !WEEKDAYS.contains(&x.as_str())
+                && !crate::words::MONTHS.contains(&x.as_str())
+        });
         w
     };
     let (n, o) = (substance(new), substance(old));
@@ -274,8 +318,15 @@ pub fn decide(
                 };
             }
             match op {
+                // "User's parents are both atheists" aimed at "User has been thinking about
+                // their parents' beliefs": a candidate that says what the fact does not is a
+                // fact of its own; one that says less is known.
                 CorrectionOp::Update if super::guard::less_specific(&new_text, &target.text) => {
-                    skip("would make a fact less specific")
+                    if crate::same_fact::overlap(&c.text, &target.text) == Overlap::SaysLess {
+                        skip("would make a fact less specific")
+                    } else {
+                        add()
+                    }
                 }
                 CorrectionOp::Update if d.confidence >= SURE_UPDATE => Planned::Update {
                     target: target.id.clone(),

@@ -295,3 +295,69 @@ fn an_update_about_something_else_adds_the_fact_and_keeps_the_old_one() {
         "User's favourite band is Muse"
     ));
 }
+
+#[test]
+fn sharing_a_frame_a_time_or_a_number_is_not_being_about_the_same_thing() {
+    // LongMemEval: each of these updates replaced the first fact with the second.
+    for (old, new) in [
+        (
+            "User did not get to bed until 2 AM last Wednesday, which made Thursday morning a struggle",
+            "User had a doctor's appointment at 10 AM last Thursday, and that's when User got the results",
+        ),
+        (
+            "User has been keeping their old sneakers under their bed for storage",
+            "User has been jogging around the same old route for months",
+        ),
+        (
+            "User is thinking of booking a snorkeling tour that goes to the Na Pali Coast",
+            "User is thinking of doing the Manoa Falls Trail",
+        ),
+        (
+            "User is looking for good quality sandals with sturdy straps",
+            "User is looking for a change of scenery",
+        ),
+        ("User has 2 dogs", "User bought 2 new lamps last week"),
+    ] {
+        assert!(!about_the_same(new, old), "{new:?} is not about {old:?}");
+    }
+    // A newer value of the same thing still is.
+    for (old, new) in [
+        (
+            "User has been keeping their old sneakers under their bed for storage",
+            "User is keeping their old sneakers in a shoe rack in their closet",
+        ),
+        (
+            "User goes to the gym 3 times a week",
+            "User now goes to the gym 4 times a week",
+        ),
+        (
+            "User is thinking of getting a new laptop",
+            "User bought a new laptop last week",
+        ),
+    ] {
+        assert!(about_the_same(new, old), "{new:?} is about {old:?}");
+    }
+}
+
+#[test]
+fn an_update_that_would_lose_a_detail_adds_what_is_new_and_skips_what_is_known() {
+    let parents = rec("a1b2c3d4", "User's parents live in Lisbon", Source::Synth);
+    let d = Decision {
+        op: Op::Update,
+        target: Some("a1b2c3d4".into()),
+        text: None,
+        confidence: 0.9,
+    };
+    let new = cand("User's parents are both atheists");
+    assert!(
+        matches!(decide(&new, &d, &[&parents], &[]), Planned::Add { .. }),
+        "{:?}",
+        decide(&new, &d, &[&parents], &[])
+    );
+    let less = cand("User's parents live there");
+    assert!(
+        matches!(decide(&less, &d, &[&parents], &[]), Planned::Skip { .. }),
+        "{:?}",
+        decide(&less, &d, &[&parents], &[])
+    );
+}
