@@ -354,7 +354,7 @@ fn decide_all(
         let quote = f.from.as_ref().map(|d| d.quote.as_str());
         let planned = plan::refuse_secret(&f.candidate.text, quote).unwrap_or_else(|| {
             let planned = consider(&f.candidate, &existing, cx, &changes, model);
-            one_change_per_fact(planned, &changes)
+            one_change_per_fact(planned, &f.candidate, &changes)
         });
         let (sessions, evidence) = match &f.from {
             Some(d) => (
@@ -636,19 +636,34 @@ fn target(p: &Planned) -> Option<&str> {
     }
 }
 
-/// A pass changes (or proposes to change) one fact once: a second candidate aimed at a fact an
-/// earlier one already changes is skipped, so one session never leaves two rival corrections.
-fn one_change_per_fact(planned: Planned, earlier: &[Change]) -> Planned {
-    match target(&planned) {
-        Some(t) if earlier.iter().any(|c| target(&c.planned) == Some(t)) => Planned::Skip {
-            text: match &planned {
-                Planned::Update { text, .. } => text.clone(),
-                Planned::Propose { new_text, .. } => new_text.clone().unwrap_or_default(),
-                _ => t.to_string(),
-            },
-            why: format!("{t} is already changed by this pass"),
-        },
-        _ => planned,
+/// A pass changes (or proposes to change) one fact once, so one session never leaves two rival
+/// corrections: a second update of a synth fact an earlier candidate already changes adds the
+/// candidate as a fact of its own ("User has been eyeing a Cordoba ukulele" is not lost to the
+/// drum set it was aimed at); any other second change is skipped.
+fn one_change_per_fact(planned: Planned, c: &Candidate, earlier: &[Change]) -> Planned {
+    let Some(t) = target(&planned).map(str::to_string) else {
+        return planned;
+    };
+    if !earlier
+        .iter()
+        .any(|e| target(&e.planned) == Some(t.as_str()))
+    {
+        return planned;
+    }
+    let text = match planned {
+        Planned::Update { .. } => {
+            return Planned::Add {
+                text: c.text.clone(),
+                kind: c.kind,
+                importance: plan::synth_importance(c.confidence),
+            };
+        }
+        Planned::Propose { new_text, .. } => new_text.unwrap_or_default(),
+        _ => t.clone(),
+    };
+    Planned::Skip {
+        text,
+        why: format!("{t} is already changed by this pass"),
     }
 }
 

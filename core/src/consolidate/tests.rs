@@ -797,3 +797,41 @@ fn secrets_become_no_fact_summary_or_evidence_and_the_report_blanks_them() {
         assert!(!stored.contains(secret), "{secret} kept: {stored}");
     }
 }
+
+#[test]
+fn a_second_update_of_a_synth_fact_in_one_pass_is_a_fact_of_its_own() {
+    let f = fixture();
+    f.store
+        .write(|s| {
+            s.records.push(Record::fixture(
+                "s1",
+                "User has an old drum set",
+                Source::Synth,
+                now(),
+            ));
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    f.session(
+        "x",
+        &[(
+            "user",
+            "I'm selling my old drum set for $300, and I play drums in a band called Static.",
+        )],
+    );
+    let decide = r#"{"op": "UPDATE", "target": "s1", "confidence": 0.9}"#;
+    let (r, _) = f.run_with(
+        Extraction::Free,
+        r#"{"facts": [{"text": "User is selling their old drum set for $300", "kind": "semantic", "confidence": 0.9}, {"text": "User plays drums in a band called Static", "kind": "semantic", "confidence": 0.9}]}"#,
+        decide,
+        "",
+        now(),
+    );
+    assert_eq!(r.updated.len(), 1, "{r:?}");
+    assert!(
+        r.added
+            .iter()
+            .any(|t| t.text == "User plays drums in a band called Static"),
+        "{r:?}"
+    );
+}
