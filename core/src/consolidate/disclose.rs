@@ -19,7 +19,7 @@ use chrono::{DateTime, Utc};
 use super::lexicon::{
     ADVERBS, AND_OPENINGS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER,
     FIRST_PERSON, FUTURE, INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE,
-    NOT_FACTUAL, NOT_REFERENTS, NOW, OBLIGATIONS, PASSING, POINTED_VERBS, POINTING,
+    NOT_FACTUAL, NOT_IN_A_NAME, NOT_REFERENTS, NOW, OBLIGATIONS, PASSING, POINTED_VERBS, POINTING,
     POINTING_SUBJECT, PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS,
     REQUEST_OPENINGS, SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS, TRAILING,
     VAGUE,
@@ -333,12 +333,6 @@ fn describes_the_thing_before(clause: &str) -> bool {
     }
 }
 
-/// Words that end a possession's name ("my iPhone 13 Pro for work").
-const NOT_IN_A_NAME: &[&str] = &[
-    "and", "or", "but", "that", "which", "who", "is", "are", "was", "were", "has", "have", "to",
-    "because", "so", "if", "when", "since", "i", "me", "it", "as", "than", "like", "now",
-];
-
 /// "I have an iPhone 13 Pro" from a clause that names something of the user's with a name or a
 /// number ("a screen protector for my iPhone 13 Pro"), whatever the clause itself is.
 fn possession(clause: &str) -> Option<String> {
@@ -470,16 +464,18 @@ fn resolve_pointing(
         };
         words.insert(f + 1, &kind);
     }
-    // "this one playlist on Spotify that I created": one of a kind, said here.
+    // "this one playlist on Spotify that I created": one of a kind, said here. "that new
+    // clothing brand": one the user knows of, not one the assistant named.
     let mut one: Vec<&str> = Vec::with_capacity(words.len());
     let mut k = 0;
     while k < words.len() {
-        let pair = k + 2 < words.len()
-            && matches!(bare(words[k]).as_str(), "this" | "that")
-            && bare(words[k + 1]) == "one";
-        if pair {
+        let this = k + 2 < words.len() && matches!(bare(words[k]).as_str(), "this" | "that");
+        if this && bare(words[k + 1]) == "one" {
             one.push("a");
             k += 2;
+        } else if this && bare(words[k + 1]) == "new" {
+            one.push("a");
+            k += 1;
         } else {
             one.push(words[k]);
             k += 1;
@@ -581,6 +577,10 @@ fn resolve_pointing(
         "them" => question
             .and_then(answer::referent)
             .or_else(|| before.and_then(my_things)),
+        // "I need to organize my closet, and … in a shoe rack in it".
+        "it" if at > 0 && PREPOSITIONS.contains(&lower[at - 1].as_str()) => question
+            .and_then(answer::referent)
+            .or_else(|| before.and_then(my_one_thing)),
         _ => question.and_then(answer::referent),
     }
     .ok_or(Dropped::by(Rule::Unresolved))?;
@@ -621,6 +621,19 @@ fn last_name(text: &str) -> Option<String> {
 /// The last "my …" of `text` when it names things in the plural, in at most four words ("my old
 /// sneakers", "my tomato plants"): what a "them" in the clause after points at.
 fn my_things(text: &str) -> Option<String> {
+    my_thing(text).filter(|(_, plural)| *plural).map(|(n, _)| n)
+}
+
+/// The last "my …" of `text` when it names one thing ("my closet"): what an "it" after a
+/// preposition in the clause after points at ("… in a shoe rack in it").
+fn my_one_thing(text: &str) -> Option<String> {
+    my_thing(text)
+        .filter(|(n, plural)| !plural && n.contains(' '))
+        .map(|(n, _)| n)
+}
+
+/// The last "my …" of `text` in at most four words, and whether it is plural.
+fn my_thing(text: &str) -> Option<(String, bool)> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let my = words.iter().rposition(|w| bare(w) == "my")?;
     let mut name = vec!["my"];
@@ -637,13 +650,15 @@ fn my_things(text: &str) -> Option<String> {
             break;
         }
     }
+    if name.len() < 2 {
+        return None;
+    }
     let last = bare(name.last()?);
-    let plural = name.len() > 1
-        && last.chars().count() > 3
+    let plural = last.chars().count() > 3
         && last.ends_with('s')
         && !last.ends_with("ss")
         && !last.ends_with("'s");
-    plural.then(|| name.join(" "))
+    Some((name.join(" "), plural))
 }
 
 /// `clause` trimmed of filler, when it is a disclosure; else the rule that drops it.
@@ -729,7 +744,9 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
         || lower
             .iter()
             .any(|w| w != "may" && crate::words::MONTHS.contains(&w.as_str()));
-    if planned && !month && !FUTURE.iter().any(|f| joined.contains(&format!(" {f} "))) {
+    // "I'm planning to stay on Oahu": a plan about a named place or thing lasts without a time.
+    let names = names_something(words);
+    if planned && !month && !names && !FUTURE.iter().any(|f| joined.contains(&format!(" {f} "))) {
         return Err(Dropped::by(Rule::PlanWithoutTime));
     }
     if !planned
@@ -752,7 +769,6 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
         }
     }
     // "I need to renew my UK passport": an obligation about a named thing lasts.
-    let names = names_something(words);
     if let Some(p) = NOT_FACTUAL.iter().find(|p| {
         joined.contains(&format!(" {p} "))
             && !(month && **p == "may")

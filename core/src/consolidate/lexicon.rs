@@ -1277,6 +1277,45 @@ pub(crate) const PRESENT_MARKERS: &[&str] = &[
 pub(crate) const MORE_COUNTS: &[(&str, u32)] =
     &[("couple", 2), ("few", 3), ("eleven", 11), ("twelve", 12)];
 
+/// Words that end a possession's name ("my iPhone 13 Pro for work", "my closet this weekend").
+pub(crate) const NOT_IN_A_NAME: &[&str] = &[
+    "and",
+    "or",
+    "but",
+    "that",
+    "which",
+    "who",
+    "is",
+    "are",
+    "was",
+    "were",
+    "has",
+    "have",
+    "to",
+    "because",
+    "so",
+    "if",
+    "when",
+    "since",
+    "i",
+    "me",
+    "it",
+    "as",
+    "than",
+    "like",
+    "now",
+    "this",
+    "these",
+    "those",
+    "next",
+    "last",
+    "every",
+    "today",
+    "tonight",
+    "tomorrow",
+    "yesterday",
+];
+
 /// The days of the week, from Monday.
 pub(crate) const WEEKDAYS: &[&str] = &[
     "monday",
