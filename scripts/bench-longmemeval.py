@@ -114,7 +114,10 @@ def play_record(r, a, parent, log):
         recalled = json.loads(rp.stdout).get("items") or []
     except json.JSONDecodeError:
         raise HarnessError(f"`localm memory recall` failed: {rp.stderr.strip()[:300]}")
-    if not a.keep_dir:
+    if a.keep_dir:
+        with open(os.path.join(data, "passes.json"), "w", encoding="utf-8") as f:
+            json.dump(passes, f, indent=1)
+    else:
         shutil.rmtree(data, ignore_errors=True)
     return {"passes": passes, "records": records, "recalled": recalled}
 
@@ -176,7 +179,8 @@ def main():
     ap.add_argument("--misses", action="store_true", help="print each record: question, answer, what was kept")
     ap.add_argument("--aggregate-only", action="store_true", help="print no record's details (a held-out set)")
     ap.add_argument("--json", metavar="OUT", help="write figures (and, unless --aggregate-only, rows) as JSON")
-    ap.add_argument("--keep-dir", action="store_true")
+    ap.add_argument("--keep-dir", action="store_true",
+                    help="keep each record's data dir, with its passes' reports in passes.json")
     a = ap.parse_args()
     if not a.bin:
         ap.error("--bin is required")
