@@ -6,7 +6,7 @@
 use super::lexicon::WEEKDAYS;
 use crate::record::{Kind, Record, SYNTH_IMPORTANCE_CAP};
 use crate::refusal::Refusal;
-use crate::same_fact::{Overlap, key as fact_key};
+use crate::same_fact::{Overlap, key as fact_key, overlap};
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
 use crate::words::content_words;
 
@@ -221,7 +221,8 @@ const FAMILIES: &[&[&str]] = &[
 ];
 
 /// Whether `new` is about the same thing as `old`: they share a word of substance (not a frame,
-/// a time or a number), or words of one topic family. An UPDATE or DELETE may only replace such a fact.
+/// a time or a number), or words of one topic family. An UPDATE or DELETE may only replace such
+/// a fact.
 pub fn about_the_same(new: &str, old: &str) -> bool {
     let substance = |t: &str| -> Vec<String> {
         let mut w = content_words(t);
@@ -322,7 +323,7 @@ pub fn decide(
                 // their parents' beliefs": a candidate that says what the fact does not is a
                 // fact of its own; one that says less is known.
                 CorrectionOp::Update if super::guard::less_specific(&new_text, &target.text) => {
-                    if crate::same_fact::overlap(&c.text, &target.text) == Overlap::SaysLess {
+                    if overlap(&c.text, &target.text) == Overlap::SaysLess {
                         skip("would make a fact less specific")
                     } else {
                         add()

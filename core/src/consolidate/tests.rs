@@ -135,10 +135,17 @@ impl Fixture {
     }
 
     fn user_fact(&self, id: &str, text: &str) {
+        self.fact(id, text, Source::User);
+    }
+
+    fn synth_fact(&self, id: &str, text: &str) {
+        self.fact(id, text, Source::Synth);
+    }
+
+    fn fact(&self, id: &str, text: &str, source: Source) {
         self.store
             .write(|s| {
-                s.records
-                    .push(Record::fixture(id, text, Source::User, now()));
+                s.records.push(Record::fixture(id, text, source, now()));
                 Ok::<_, StoreError>(())
             })
             .unwrap();
@@ -522,17 +529,7 @@ fn a_correction_by_rewrite_still_becomes_a_pending_proposal() {
 #[test]
 fn a_candidate_that_contains_a_synth_fact_and_more_updates_it() {
     let f = fixture();
-    f.store
-        .write(|s| {
-            s.records.push(Record::fixture(
-                "s1",
-                "User runs Debian on laptop",
-                Source::Synth,
-                now(),
-            ));
-            Ok::<_, StoreError>(())
-        })
-        .unwrap();
+    f.synth_fact("s1", "User runs Debian on laptop");
     f.session(
         "x",
         &[(
@@ -801,17 +798,7 @@ fn secrets_become_no_fact_summary_or_evidence_and_the_report_blanks_them() {
 #[test]
 fn a_second_update_of_a_synth_fact_in_one_pass_is_a_fact_of_its_own() {
     let f = fixture();
-    f.store
-        .write(|s| {
-            s.records.push(Record::fixture(
-                "s1",
-                "User has an old drum set",
-                Source::Synth,
-                now(),
-            ));
-            Ok::<_, StoreError>(())
-        })
-        .unwrap();
+    f.synth_fact("s1", "User has an old drum set");
     f.session(
         "x",
         &[(
