@@ -21,8 +21,8 @@ use super::lexicon::{
     FIRST_PERSON, FUTURE, INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE,
     NOT_FACTUAL, NOT_IN_A_NAME, NOT_REFERENTS, NOW, OBLIGATIONS, PASSING, POINTED_VERBS, POINTING,
     POINTING_SUBJECT, PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS,
-    REQUEST_OPENINGS, SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS, TRAILING,
-    VAGUE,
+    REQUEST_OPENINGS, SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS, TITLES,
+    TRAILING, VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
 use super::{answer, elsewhere};
@@ -130,7 +130,11 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
             verdict(&mut out, &quote.clone(), Ok((c, quote)));
         }
         let mut before: Option<String> = None;
+        // The last clause of this message that names a thing of the user's ("my closet"): what
+        // an "it" or "them" a clause or two later points at.
+        let mut mine: Option<String> = None;
         for (clause, asks) in clauses(&without_code_and_quotes(&text)) {
+            let this_mine = my_thing(&clause).is_some().then(|| clause.clone());
             let c = if asks {
                 Err(Dropped::by(Rule::Question))
             } else {
@@ -153,6 +157,25 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
                         Err(Dropped::by(Rule::WithTheClauseBefore)),
                     );
                     before = Some(clause);
+                    mine = this_mine.or(mine);
+                    continue;
+                }
+                // "I'm really happy with my new tennis racket, which I got from a sports store
+                // downtown": what the relative clause tells of the user's thing makes the
+                // clause before a fact, though it opened as a reaction or a request.
+                Err(why)
+                    if why.rule != Rule::Secret
+                        && !asks
+                        && tells_of_the_thing_before(&clause)
+                        && revive_before(&mut out, at, &clause, s.msg.ts) =>
+                {
+                    verdict(
+                        &mut out,
+                        &clause,
+                        Err(Dropped::by(Rule::WithTheClauseBefore)),
+                    );
+                    before = Some(clause);
+                    mine = this_mine.or(mine);
                     continue;
                 }
                 Err(why) => {
@@ -166,11 +189,14 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
                     };
                     verdict(&mut out, &clause, outcome);
                     before = (!asks).then_some(clause);
+                    mine = this_mine.or(mine);
                     continue;
                 }
             };
-            let resolved = resolve_pointing(&c, asked.as_deref(), before.as_deref());
+            let resolved =
+                resolve_pointing(&c, asked.as_deref(), before.as_deref(), mine.as_deref());
             before = Some(clause.clone());
+            mine = this_mine.or(mine);
             let outcome = match resolved {
                 // "I love dogs too" after the assistant's dogs says the user loves dogs.
                 Ok(r) => Ok((without_agreement(&r), clause.clone())),
@@ -261,7 +287,18 @@ fn join_before(out: &mut [Verdict], at: usize, clause: &str) -> bool {
     let and = if clause.split_whitespace().next().is_some_and(|w| {
         matches!(
             bare(w).as_str(),
-            "and" | "called" | "named" | "which" | "who" | "a" | "an"
+            "and"
+                | "called"
+                | "named"
+                | "which"
+                | "who"
+                | "where"
+                | "a"
+                | "an"
+                | "like"
+                | "such"
+                | "including"
+                | "along"
         )
     }) {
         ""
@@ -326,11 +363,66 @@ fn describes_the_thing_before(clause: &str) -> bool {
     }) {
         return false;
     }
+    let second = lower.get(1).map(String::as_str);
     match first.as_str() {
-        "which" | "who" => words.len() >= 3,
+        "which" | "who" | "where" => words.len() >= 3,
         "a" | "an" => words.len() <= 5 && names_something(&words),
+        // "… coastal trips, like my recent trip to Outer Banks", "… tourist spots, such as
+        // Shibuya Crossing", "… family heirlooms, including an antique music box".
+        "like" | "including" => words.len() >= 2 && second != Some("i"),
+        "such" | "along" => words.len() >= 3 && matches!(second, Some("as" | "with")),
+        // "… to Washington, it took me six hours": how long what the clause before did took.
+        "it" => lower
+            .iter()
+            .skip(1)
+            .find(|w| !ADVERBS.contains(&w.as_str()))
+            .is_some_and(|w| w == "took"),
         _ => false,
     }
+}
+
+/// Whether `clause` is a relative clause that tells something of the user's about the clause
+/// before: "which I got from a sports store downtown", "which took me 5 hours to finish".
+fn tells_of_the_thing_before(clause: &str) -> bool {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let lower: Vec<String> = words.iter().map(|w| bare(w)).collect();
+    describes_the_thing_before(clause)
+        && matches!(lower[0].as_str(), "which" | "who")
+        && (lower.iter().any(|w| FIRST_PERSON.contains(&w.as_str()))
+            || clause.chars().any(|c| c.is_ascii_digit()))
+}
+
+/// Make the last verdict in `out` a fact joined with `clause`, when it is of the same message
+/// (`at`), was dropped only as a reaction, a request or a plan, and names a thing of the user's
+/// or a name ("my new tennis racket", "Hyper Light Drifter"). Whether it did.
+fn revive_before(out: &mut [Verdict], at: usize, clause: &str, ts: Option<DateTime<Utc>>) -> bool {
+    let Some(v) = out.last_mut() else {
+        return false;
+    };
+    let revivable = v.outcome.as_ref().is_err_and(|e| {
+        matches!(
+            e.rule,
+            Rule::Opening | Rule::RequestOnly | Rule::PlanWithoutTime
+        )
+    });
+    let words: Vec<&str> = v.clause.split_whitespace().collect();
+    let names = my_thing(&v.clause).is_some() || names_something(&words);
+    if v.at != at
+        || !revivable
+        || !names
+        || words.len() + clause.split_whitespace().count() > MAX_WORDS
+    {
+        return false;
+    }
+    let joined = format!("{}, {clause}", v.clause.trim_end_matches([',', '.']));
+    v.outcome = Ok(Disclosure {
+        clause: joined.clone(),
+        quote: joined,
+        session: v.session.clone(),
+        line: v.line,
+        ts,
+    });
+    true
 }
 
 /// "I have an iPhone 13 Pro" from a clause that names something of the user's with a name or a
@@ -431,6 +523,7 @@ fn resolve_pointing(
     clause: &str,
     question: Option<&str>,
     before: Option<&str>,
+    mine: Option<&str>,
 ) -> Result<String, Dropped> {
     let words: Vec<&str> = clause.split_whitespace().collect();
     // "They're my favorite team", "it's broadened my horizons": a clause whose subject is a
@@ -576,11 +669,20 @@ fn resolve_pointing(
         // "I need to take care of my old sneakers, I've been keeping them under my bed".
         "them" => question
             .and_then(answer::referent)
-            .or_else(|| before.and_then(my_things)),
-        // "I need to organize my closet, and … in a shoe rack in it".
-        "it" if at > 0 && PREPOSITIONS.contains(&lower[at - 1].as_str()) => question
-            .and_then(answer::referent)
-            .or_else(|| before.and_then(my_one_thing)),
+            .or_else(|| before.and_then(my_things))
+            .or_else(|| mine.and_then(my_things)),
+        // "I need to organize my closet, and … in a shoe rack in it"; "I'm trying to get my
+        // grandmother's vintage diamond necklace insured, … I inherited it recently".
+        "it" if at > 0
+            && (PREPOSITIONS.contains(&lower[at - 1].as_str())
+                || (Some(at - 1) == verb
+                    && !COMPLEMENT_VERBS.contains(&lower[at - 1].as_str()))) =>
+        {
+            question
+                .and_then(answer::referent)
+                .or_else(|| before.and_then(my_one_thing))
+                .or_else(|| mine.and_then(my_one_thing))
+        }
         _ => question.and_then(answer::referent),
     }
     .ok_or(Dropped::by(Rule::Unresolved))?;
@@ -754,7 +856,24 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
             .iter()
             .find(|p| opening.starts_with(&format!(" {p} ")))
     {
-        return Err(Dropped::on(Rule::Opening, p));
+        // "I'm glad I already have a solid foundation in data analysis": the reaction frames
+        // a disclosure of its own.
+        if matches!(*p, "i'm glad" | "i'm happy" | "i'm lucky")
+            && let Some(i) = lower
+                .iter()
+                .position(|w| matches!(w.as_str(), "glad" | "happy" | "lucky"))
+        {
+            let rest = &lower[i + 1..];
+            let rest = rest.strip_prefix(&["that".to_string()]).unwrap_or(rest);
+            if rest.first().is_some_and(|w| w == "i") {
+                return disclosure(&words[words.len() - rest.len()..].join(" "));
+            }
+        }
+        // "I recently tried HelloFresh and got a 40% discount": trying a named thing is a
+        // fact, not a reaction to the turn before.
+        if !(*p == "i tried" && names_something(words)) {
+            return Err(Dropped::on(Rule::Opening, p));
+        }
     }
     if let Some(p) = REQUEST_OPENINGS
         .iter()
@@ -878,7 +997,19 @@ fn clauses(text: &str) -> Vec<(String, bool)> {
             && i >= 1
             && chars[i - 1].is_uppercase()
             && (i < 2 || !chars[i - 2].is_alphanumeric());
-        if matches!(c, '.' | '!' | '?') && at_end && !initial {
+        // "my dermatologist, Dr. Lee, …": nor does one after a title.
+        let title = c == '.' && {
+            let word: String = cur
+                .chars()
+                .rev()
+                .take_while(|c| c.is_alphabetic())
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            TITLES.contains(&word.as_str())
+        };
+        if matches!(c, '.' | '!' | '?') && at_end && !initial && !title {
             sentences.push((std::mem::take(&mut cur), c == '?'));
         } else {
             cur.push(c);
@@ -893,7 +1024,10 @@ fn clauses(text: &str) -> Vec<(String, bool)> {
             .map(bare)
             .find(|w| !FILLER.contains(&w.as_str()))
             .is_some_and(|w| ASKING.contains(&w.as_str()));
-        let (s, asks) = match (question, s.rfind(',')) {
+        let last_comma = comma_pieces(&s)
+            .split_last()
+            .and_then(|(last, rest)| (!rest.is_empty()).then(|| s.len() - last.len() - 1));
+        let (s, asks) = match (question, last_comma) {
             (false, _) => (s, None),
             (true, _) if opens_asking => (String::new(), Some(s.trim().to_string())),
             (true, Some(i)) => (s[..i].to_string(), Some(s[i + 1..].trim().to_string())),
@@ -989,6 +1123,9 @@ fn joined_lists(text: &str) -> Vec<String> {
             .is_some_and(|w| AND_OPENINGS.contains(&bare(w).as_str()));
         let joins =
             !own_subject && (starts_list(p) || pieces.get(i + 1).is_some_and(|n| starts_list(n)));
+        // "my dermatologist, Dr. Lee", "the University of California, Berkeley": a name alone
+        // between commas is the name of what the piece before ends on.
+        let named = !own_subject && is_a_name(p);
         // "For my sister's birthday, I got her a yellow dress": an introductory phrase (no
         // subject of its own) belongs to the clause after its comma.
         let introduced = own_subject
@@ -996,7 +1133,7 @@ fn joined_lists(text: &str) -> Vec<String> {
             && out.last().is_some_and(|last| introductory(last))
             && !pieces[i - 1].is_empty();
         match out.last_mut() {
-            Some(last) if (joins || introduced) && i > 0 => {
+            Some(last) if (joins || introduced || named) && i > 0 => {
                 last.push_str(", ");
                 last.push_str(p);
             }
@@ -1004,6 +1141,17 @@ fn joined_lists(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether `piece` is a name alone: one to four capitalised words ("Berkeley", "Dr. Smith",
+/// "New York City"), "I" aside.
+fn is_a_name(piece: &str) -> bool {
+    let words: Vec<&str> = piece.split_whitespace().collect();
+    (1..=4).contains(&words.len())
+        && words.iter().all(|w| {
+            let w = bare_case(w);
+            w != "I" && w.chars().next().is_some_and(char::is_uppercase)
+        })
 }
 
 /// `text` split at its commas, but not at one between digits ("$1,200", "10,000 steps").

@@ -1277,6 +1277,11 @@ pub(crate) const PRESENT_MARKERS: &[&str] = &[
 pub(crate) const MORE_COUNTS: &[(&str, u32)] =
     &[("couple", 2), ("few", 3), ("eleven", 11), ("twelve", 12)];
 
+/// Titles written with a full stop that does not end the sentence ("Dr. Patel", "Mrs. Lee").
+pub(crate) const TITLES: &[&str] = &[
+    "Dr", "Mr", "Mrs", "Ms", "Mx", "Prof", "St", "Jr", "Sr", "Mt", "Capt", "Rev", "Gen", "Lt",
+];
+
 /// Words that end a possession's name ("my iPhone 13 Pro for work", "my closet this weekend").
 pub(crate) const NOT_IN_A_NAME: &[&str] = &[
     "and",

@@ -103,9 +103,10 @@ fn expand(clause: &str) -> String {
         .join(" ")
 }
 
-/// `clause` with the user as "User": "I'm" → "User is", "I've" → "User has", "my" → "User's"
-/// (or "their" once the clause is about "User"), "me" → "them", and the verb after "I" in the
-/// third person.
+/// `clause` with the user as "User": "I'm" → "User is", "I've" → "User has", "my" and "our" →
+/// "User's" (or "their" once the clause is about "User"), "me" and "us" → "them", and the verb
+/// after "I" in the third person. "we" stays, so the guard refuses the clause: who "we" are is
+/// not in it.
 pub fn third_person(clause: &str) -> String {
     if let Some(name) = name_of(clause) {
         return name;
@@ -160,8 +161,10 @@ pub fn third_person(clause: &str) -> String {
                 verb_next = false;
                 "is".into()
             }
-            "my" if about_user => "their".into(),
-            "my" => "User's".into(),
+            "my" | "our" if about_user => "their".into(),
+            "my" | "our" => "User's".into(),
+            "ours" => "theirs".into(),
+            "us" => "them".into(),
             "me" => "them".into(),
             "myself" => "themself".into(),
             "mine" => "theirs".into(),
@@ -346,6 +349,15 @@ mod tests {
                 "User lives in the country and only listens to country music",
             ),
             ("I like cats and dogs", "User likes cats and dogs"),
+            // "our" is the user's too: the guard refuses a fact with "our" left in.
+            (
+                "I'm looking forward to our team hike at Mount Tamalpais",
+                "User is looking forward to their team hike at Mount Tamalpais",
+            ),
+            (
+                "our landlord told us to move out",
+                "User's landlord told them to move out",
+            ),
             (
                 "I like to read and write poems",
                 "User likes to read and write poems",
