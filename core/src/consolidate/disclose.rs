@@ -366,7 +366,7 @@ fn describes_the_thing_before(clause: &str) -> bool {
     let second = lower.get(1).map(String::as_str);
     match first.as_str() {
         "which" | "who" | "where" => words.len() >= 3,
-        "a" | "an" => words.len() <= 5 && names_something(&words),
+        "a" | "an" => words.len() <= 7 && names_something(&words),
         // "… coastal trips, like my recent trip to Outer Banks", "… tourist spots, such as
         // Shibuya Crossing", "… family heirlooms, including an antique music box".
         "like" | "including" => words.len() >= 2 && second != Some("i"),
@@ -381,15 +381,16 @@ fn describes_the_thing_before(clause: &str) -> bool {
     }
 }
 
-/// Whether `clause` is a relative clause that tells something of the user's about the clause
-/// before: "which I got from a sports store downtown", "which took me 5 hours to finish".
+/// Whether `clause` tells something of the user's about the clause before: a relative clause
+/// ("which I got from a sports store downtown", "which took me 5 hours to finish") or an
+/// appositive that names it ("my current project, a Ford Mustang Shelby GT350R model").
 fn tells_of_the_thing_before(clause: &str) -> bool {
     let words: Vec<&str> = clause.split_whitespace().collect();
     let lower: Vec<String> = words.iter().map(|w| bare(w)).collect();
-    describes_the_thing_before(clause)
-        && matches!(lower[0].as_str(), "which" | "who")
+    let relative = matches!(lower[0].as_str(), "which" | "who")
         && (lower.iter().any(|w| FIRST_PERSON.contains(&w.as_str()))
-            || clause.chars().any(|c| c.is_ascii_digit()))
+            || clause.chars().any(|c| c.is_ascii_digit()));
+    describes_the_thing_before(clause) && (relative || matches!(lower[0].as_str(), "a" | "an"))
 }
 
 /// Make the last verdict in `out` a fact joined with `clause`, when it is of the same message
