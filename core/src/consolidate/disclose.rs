@@ -19,10 +19,10 @@ use chrono::{DateTime, Utc};
 use super::lexicon::{
     ADVERBS, AND_OPENINGS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER,
     FIRST_PERSON, FUTURE, INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE,
-    NOT_FACTUAL, NOT_IN_A_NAME, NOT_REFERENTS, NOW, OBLIGATIONS, PASSING, POINTED_VERBS, POINTING,
-    POINTING_SUBJECT, PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS,
-    REQUEST_OPENINGS, SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS, TITLES,
-    TRAILING, VAGUE,
+    NOT_FACTUAL, NOT_IN_A_NAME, NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING, PEOPLE,
+    POINTED_VERBS, POINTING, POINTING_SUBJECT, PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS,
+    REQUEST_NOUNS, REQUEST_OPENINGS, SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS,
+    TITLES, TRAILING, VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
 use super::{answer, elsewhere};
@@ -134,7 +134,8 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
         // an "it" or "them" a clause or two later points at.
         let mut mine: Option<String> = None;
         for (clause, asks) in clauses(&without_code_and_quotes(&text)) {
-            let this_mine = my_thing(&clause).is_some().then(|| clause.clone());
+            let this_mine = (my_thing(&clause).is_some() || last_title(&clause).is_some())
+                .then(|| clause.clone());
             let c = if asks {
                 Err(Dropped::by(Rule::Question))
             } else {
@@ -683,6 +684,8 @@ fn resolve_pointing(
                 .and_then(answer::referent)
                 .or_else(|| before.and_then(my_one_thing))
                 .or_else(|| mine.and_then(my_one_thing))
+                // "… games similar to The Last of Us Part II. I just finished it".
+                .or_else(|| mine.and_then(last_title))
         }
         _ => question.and_then(answer::referent),
     }
@@ -721,6 +724,28 @@ fn last_name(text: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The last title of `text` past its first word, in two words or more: capitalised words, with
+/// "of", "the" or "and" between them ("… similar to The Last of Us Part II" → "The Last of Us
+/// Part II").
+fn last_title(text: &str) -> Option<String> {
+    let words: Vec<&str> = text.split_whitespace().map(bare_case).collect();
+    let capital = |w: &str| w != "I" && w.chars().next().is_some_and(char::is_uppercase);
+    let end = (1..words.len()).rev().find(|&k| capital(words[k]))?;
+    let mut start = end;
+    while start > 1 {
+        let w = words[start - 1];
+        let joins = matches!(w, "of" | "the" | "and") && start >= 2 && capital(words[start - 2]);
+        if capital(w) {
+            start -= 1;
+        } else if joins {
+            start -= 2;
+        } else {
+            break;
+        }
+    }
+    (end > start).then(|| words[start..=end].join(" "))
+}
+
 /// The last "my …" of `text` when it names things in the plural, in at most four words ("my old
 /// sneakers", "my tomato plants"): what a "them" in the clause after points at.
 fn my_things(text: &str) -> Option<String> {
@@ -732,6 +757,12 @@ fn my_things(text: &str) -> Option<String> {
 fn my_one_thing(text: &str) -> Option<String> {
     my_thing(text)
         .filter(|(n, plural)| !plural && n.contains(' '))
+        // "I watched Star Wars with my brother, I loved it": "it" is never a person.
+        .filter(|(n, _)| {
+            !n.rsplit(' ')
+                .next()
+                .is_some_and(|w| PEOPLE.contains(&bare(w).as_str()))
+        })
         .map(|(n, _)| n)
 }
 
@@ -849,7 +880,17 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
             .any(|w| w != "may" && crate::words::MONTHS.contains(&w.as_str()));
     // "I'm planning to stay on Oahu": a plan about a named place or thing lasts without a time.
     let names = names_something(words);
-    if planned && !month && !names && !FUTURE.iter().any(|f| joined.contains(&format!(" {f} "))) {
+    // "I'm planning a camping trip": a plan of a thing, not of a moment ("to go to bed").
+    let plans_a_thing = [" a ", " an ", " another ", " my "].iter().any(|d| {
+        opening.starts_with(&format!(" i'm planning{d}"))
+            || opening.starts_with(&format!(" im planning{d}"))
+    });
+    if planned
+        && !month
+        && !names
+        && !plans_a_thing
+        && !FUTURE.iter().any(|f| joined.contains(&format!(" {f} ")))
+    {
         return Err(Dropped::by(Rule::PlanWithoutTime));
     }
     if !planned
@@ -1131,8 +1172,16 @@ fn joined_lists(text: &str) -> Vec<String> {
         // subject of its own) belongs to the clause after its comma.
         let introduced = own_subject
             && i > 0
+            && !out.last().is_some_and(|last| as_what(last).is_some())
             && out.last().is_some_and(|last| introductory(last))
             && !pieces[i - 1].is_empty();
+        // "As a 32-year-old marketing specialist, I …": what the user is.
+        let as_a = own_subject
+            && out.last().is_some_and(|last| as_what(last).is_some())
+            && !pieces[i - 1].is_empty();
+        if as_a && let Some(last) = out.last_mut() {
+            *last = as_what(last).unwrap_or_default();
+        }
         match out.last_mut() {
             Some(last) if (joins || introduced || named) && i > 0 => {
                 last.push_str(", ");
@@ -1142,6 +1191,19 @@ fn joined_lists(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// "I'm a nurse" for the introductory "As a nurse" (not "as a result", "as a kid").
+fn as_what(piece: &str) -> Option<String> {
+    let words: Vec<&str> = piece.split_whitespace().collect();
+    let lower: Vec<String> = words.iter().map(|w| bare(w)).collect();
+    let a = lower.first().is_some_and(|w| w == "as")
+        && lower.get(1).is_some_and(|w| w == "a" || w == "an");
+    let what = lower.last()?;
+    (a && (3..=10).contains(&words.len())
+        && !NOT_WHAT_I_AM.contains(&what.as_str())
+        && !lower.iter().any(|w| FIRST_PERSON.contains(&w.as_str())))
+    .then(|| format!("I'm {}", words[1..].join(" ")))
 }
 
 /// Whether `piece` is a name alone: one to four capitalised words ("Berkeley", "Dr. Smith",
