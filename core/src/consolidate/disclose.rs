@@ -1172,7 +1172,7 @@ fn joined_lists(text: &str) -> Vec<String> {
         // subject of its own) belongs to the clause after its comma.
         let introduced = own_subject
             && i > 0
-            && !out.last().is_some_and(|last| as_what(last).is_some())
+            && out.last().is_none_or(|last| as_what(last).is_none())
             && out.last().is_some_and(|last| introductory(last))
             && !pieces[i - 1].is_empty();
         // "As a 32-year-old marketing specialist, I …": what the user is.
