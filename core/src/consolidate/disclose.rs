@@ -635,7 +635,23 @@ fn resolve_pointing(
         && at > 0
         && (Some(at - 1) == verb || PREPOSITIONS.contains(&lower[at - 1].as_str()));
     if determiner {
-        return Err(Dropped::by(Rule::Determiner));
+        // "I finally assembled that IKEA bookshelf", "… my model kit. I just got this kit": a
+        // name, or a thing the user named in this message, is the user's own.
+        let next = bare(words[at + 1]);
+        let named = bare_case(words[at + 1])
+            .chars()
+            .next()
+            .is_some_and(char::is_uppercase);
+        let said = [before, mine]
+            .into_iter()
+            .flatten()
+            .any(|t| t.split_whitespace().any(|w| bare(w) == next));
+        if !(named || said) {
+            return Err(Dropped::by(Rule::Determiner));
+        }
+        let mut out = words.clone();
+        out[at] = "the";
+        return Ok(out.join(" "));
     }
     // "pictures of it", "time for them": the noun a preposition hangs on is not what the
     // pronoun after it points at.
@@ -662,7 +678,9 @@ fn resolve_pointing(
     let ends = words[at + 1..]
         .iter()
         .all(|w| TRAILING.contains(&bare(w).as_str()));
-    if !before_words.is_empty() && !ends {
+    // "I tried out a new Ethiopian restaurant and loved it": "it" is the clause's own object.
+    let own_object = at >= 2 && bare(words[at - 2]) == "and";
+    if !before_words.is_empty() && (!ends || own_object) {
         return Ok(clause);
     }
     let referent = match p.as_str() {
