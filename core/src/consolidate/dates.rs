@@ -30,6 +30,8 @@ fn resolve(words: &[String], i: usize, at: NaiveDate) -> Option<(usize, String)>
     let months_on = |n: u32| at.checked_add_months(Months::new(n));
     Some(match (w(0)?, w(1), w(2)) {
         ("yesterday", ..) => (1, format!("on {}", day(at - Duration::days(1)))),
+        ("today" | "tonight", ..) => (1, format!("on {}", day(at))),
+        ("this", Some("morning" | "afternoon" | "evening"), _) => (2, format!("on {}", day(at))),
         ("tomorrow", ..) => (1, format!("on {}", day(at + Duration::days(1)))),
         ("last", Some("week" | "weekend"), _) => {
             (2, format!("in {}", month(at - Duration::days(7))))
@@ -142,6 +144,14 @@ mod tests {
                 "User visited Rome on 29 November 2026, with Ana",
             ),
             ("User retires next year", "User retires in 2027"),
+            (
+                "User just planted 12 tomato saplings today",
+                "User just planted 12 tomato saplings on 30 November 2026",
+            ),
+            (
+                "User ran a 5K this morning",
+                "User ran a 5K on 30 November 2026",
+            ),
             ("User graduated in last year", "User graduated in 2025"),
             ("User moved here recently", "User moved here recently"),
             (

@@ -19,10 +19,10 @@ use chrono::{DateTime, Utc};
 use super::lexicon::{
     ADVERBS, AND_OPENINGS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER,
     FIRST_PERSON, FUTURE, INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE,
-    NOT_FACTUAL, NOT_IN_A_NAME, NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING, PEOPLE,
-    POINTED_VERBS, POINTING, POINTING_SUBJECT, PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS,
-    REQUEST_NOUNS, REQUEST_OPENINGS, SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS,
-    TITLES, TRAILING, VAGUE,
+    NOT_FACTUAL, NOT_IN_A_NAME, NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING,
+    PAST_VERBS, PEOPLE, POINTED_VERBS, POINTING, POINTING_SUBJECT, PREPOSITIONS, QUESTION_WORDS,
+    REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS, SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS,
+    SUBJECT_PRONOUNS, THE_DAY, TITLES, TRAILING, VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
 use super::{answer, elsewhere};
@@ -813,6 +813,20 @@ fn my_thing(text: &str) -> Option<(String, bool)> {
     Some((name.join(" "), plural))
 }
 
+/// Whether the verb after "I" (adverbs aside) is in the past: "I just got back", "I attended".
+fn past_event(lower: &[String]) -> bool {
+    let Some(i) = lower.iter().position(|w| w == "i") else {
+        return false;
+    };
+    lower[i + 1..]
+        .iter()
+        .find(|w| !ADVERBS.contains(&w.as_str()) && !INTENSIFIERS.contains(&w.as_str()))
+        .is_some_and(|w| {
+            PAST_VERBS.contains(&w.as_str())
+                || (w.ends_with("ed") && w.chars().count() > 4 && w != "need")
+        })
+}
+
 /// `clause` trimmed of filler, when it is a disclosure; else the rule that drops it.
 fn disclosure(clause: &str) -> Result<String, Dropped> {
     if let Some(secret) = crate::secret::find(clause) {
@@ -948,10 +962,14 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
         }
     }
     // "I need to renew my UK passport": an obligation about a named thing lasts.
+    // "I just got back from a solo camping trip to Yosemite today": an event of the day, with a
+    // name or a number, is a fact of that date ("I'm so tired today" is not).
+    let event_of_the_day = names && past_event(&lower);
     if let Some(p) = NOT_FACTUAL.iter().find(|p| {
         joined.contains(&format!(" {p} "))
             && !(month && **p == "may")
             && !(names && OBLIGATIONS.contains(p))
+            && !(event_of_the_day && THE_DAY.contains(p))
     }) {
         return Err(Dropped::on(Rule::NotFactual, p));
     }

@@ -339,6 +339,23 @@ pub(crate) const NOT_FACTUAL: &[&str] = &[
     "let's",
 ];
 
+/// The words of [`NOT_FACTUAL`] that say the day: an event of the day is dated by them.
+pub(crate) const THE_DAY: &[&str] = &[
+    "today",
+    "tonight",
+    "this morning",
+    "this afternoon",
+    "this evening",
+];
+
+/// Verbs in the past that do not end in "-ed" ("I got back from …", "I went to …").
+pub(crate) const PAST_VERBS: &[&str] = &[
+    "got", "went", "did", "came", "had", "saw", "made", "took", "ran", "bought", "met", "ate",
+    "drank", "won", "lost", "found", "gave", "left", "wrote", "spent", "sold", "paid", "built",
+    "caught", "taught", "brought", "flew", "drove", "rode", "swam", "sang", "began", "heard",
+    "threw", "held", "kept", "sent", "hit", "set", "put", "cut", "knit", "sewed", "grew",
+];
+
 /// Times that make "I'm going to …" a plan, besides a month (`words::MONTHS`; "may" only as
 /// "May").
 pub(crate) const FUTURE: &[&str] = &[
