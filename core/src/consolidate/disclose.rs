@@ -943,9 +943,12 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
                 return disclosure(&words[words.len() - rest.len()..].join(" "));
             }
         }
-        // "I recently tried HelloFresh and got a 40% discount": trying a named thing is a
-        // fact, not a reaction to the turn before.
-        if !(*p == "i tried" && names_something(words)) {
+        // "I recently tried HelloFresh and got a 40% discount", "I recently did a charity 5K
+        // run": doing a named thing is a fact, not a reaction to the turn before ("I did!").
+        let did_a_named_thing = matches!(*p, "i tried" | "i did" | "i had a great" | "i had fun")
+            && names_something(words)
+            && words.len() >= 6;
+        if !did_a_named_thing {
             return Err(Dropped::on(Rule::Opening, p));
         }
     }
@@ -970,6 +973,8 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
             && !(month && **p == "may")
             && !(names && OBLIGATIONS.contains(p))
             && !(event_of_the_day && THE_DAY.contains(p))
+            // "I'll do my best" is a promise; "my best friend" is a person.
+            && !(**p == "my best" && joined.contains(" my best friend"))
     }) {
         return Err(Dropped::on(Rule::NotFactual, p));
     }
