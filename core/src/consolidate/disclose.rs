@@ -702,8 +702,13 @@ fn resolve_pointing(
                 .and_then(answer::referent)
                 .or_else(|| before.and_then(my_one_thing))
                 .or_else(|| mine.and_then(my_one_thing))
-                // "… games similar to The Last of Us Part II. I just finished it".
-                .or_else(|| mine.and_then(last_title))
+                // "… games similar to The Last of Us Part II. By the way, I just finished it":
+                // the clause before, unless it names nothing ("By the way").
+                .or_else(|| {
+                    let names =
+                        |t: &&str| names_something(&t.split_whitespace().collect::<Vec<_>>());
+                    before.filter(names).or(mine).and_then(last_title)
+                })
         }
         _ => question.and_then(answer::referent),
     }
@@ -939,7 +944,8 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
         {
             let rest = &lower[i + 1..];
             let rest = rest.strip_prefix(&["that".to_string()]).unwrap_or(rest);
-            if rest.first().is_some_and(|w| w == "i") {
+            // Not "I'm just glad I can help": too little to be a fact of its own.
+            if rest.first().is_some_and(|w| w == "i") && rest.len() >= 4 {
                 return disclosure(&words[words.len() - rest.len()..].join(" "));
             }
         }
