@@ -2,7 +2,9 @@
 //! (what the user typed, after what the assistant asked), every clause and its verdict — kept
 //! as what, or the name of the rule that drops it. A rule change shows here every case it
 //! moves. `LOCALM_BLESS=1 cargo test -p localm-core --test disclosures` writes the current
-//! verdicts back to the file, to read in `git diff` before committing.
+//! verdicts back to the file, to read in `git diff` before committing; with
+//! `LOCALM_DISCLOSURES=FILE` as well, it writes the verdicts of another case file instead
+//! (`scripts/explain-longmemeval.py` does this for LongMemEval's answer-bearing turns).
 
 use localm_core::consolidate::disclose::{self, Said};
 use localm_core::session::Line;
@@ -57,24 +59,29 @@ fn verdicts(case: &Case) -> Vec<(String, String)> {
 
 #[test]
 fn every_case_keeps_and_drops_what_its_data_file_says() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/disclosures.jsonl");
-    let text = std::fs::read_to_string(path).unwrap();
+    let ours = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/disclosures.jsonl");
+    let bless = std::env::var_os("LOCALM_BLESS").is_some();
+    let path = match std::env::var_os("LOCALM_DISCLOSURES") {
+        Some(other) if bless => std::path::PathBuf::from(other),
+        _ => std::path::PathBuf::from(ours),
+    };
+    let text = std::fs::read_to_string(&path).unwrap();
     let mut cases: Vec<Case> = text
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert!(cases.len() >= 40, "the file holds the cases");
-    if std::env::var_os("LOCALM_BLESS").is_some() {
+    if bless {
         let mut out = String::new();
         for c in &mut cases {
             c.expect = verdicts(c);
             out.push_str(&serde_json::to_string(c).unwrap());
             out.push('\n');
         }
-        std::fs::write(path, out).unwrap();
+        std::fs::write(&path, out).unwrap();
         return;
     }
+    assert!(cases.len() >= 40, "the file holds the cases");
     let mut moved = Vec::new();
     for (i, c) in cases.iter().enumerate() {
         let got = verdicts(c);
