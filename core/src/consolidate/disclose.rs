@@ -145,30 +145,17 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
                 Ok(c) => c,
                 // "I adopted a cat, her name is Mochi", "a playlist I created, called Summer
                 // Vibes": a name for what the clause before spoke of is one fact with it.
-                Err(why)
-                    if why.rule != Rule::Secret
-                        && !asks
-                        && (names_the_thing_before(&clause)
-                            || describes_the_thing_before(&clause))
-                        && join_before(&mut out, at, &clause) =>
-                {
-                    verdict(
-                        &mut out,
-                        &clause,
-                        Err(Dropped::by(Rule::WithTheClauseBefore)),
-                    );
-                    before = Some(clause);
-                    mine = this_mine.or(mine);
-                    continue;
-                }
                 // "I'm really happy with my new tennis racket, which I got from a sports store
                 // downtown": what the relative clause tells of the user's thing makes the
                 // clause before a fact, though it opened as a reaction or a request.
                 Err(why)
                     if why.rule != Rule::Secret
                         && !asks
-                        && tells_of_the_thing_before(&clause)
-                        && revive_before(&mut out, at, &clause, s.msg.ts) =>
+                        && (((names_the_thing_before(&clause)
+                            || describes_the_thing_before(&clause))
+                            && join_before(&mut out, at, &clause))
+                            || (tells_of_the_thing_before(&clause)
+                                && revive_before(&mut out, at, &clause, s.msg.ts))) =>
                 {
                     verdict(
                         &mut out,
