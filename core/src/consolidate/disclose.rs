@@ -139,7 +139,13 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
             let c = if asks {
                 Err(Dropped::by(Rule::Question))
             } else {
-                disclosure(&clause)
+                // "I'm a bit tired, just got back from the charity event": "I" left out.
+                disclosure(&clause).or_else(|why| match why.rule {
+                    Rule::NoSubject if subject_left_out(&clause) => {
+                        disclosure(&format!("I {clause}"))
+                    }
+                    _ => Err(why),
+                })
             };
             let c = match c {
                 Ok(c) => c,
@@ -369,13 +375,20 @@ fn describes_the_thing_before(clause: &str) -> bool {
     }
 }
 
+/// Whether `clause` opens with "just" and a verb in the past ("just got back from …"): a
+/// clause whose subject, the user, was left out.
+fn subject_left_out(clause: &str) -> bool {
+    let lower: Vec<String> = clause.split_whitespace().take(2).map(bare).collect();
+    lower.len() == 2 && lower[0] == "just" && past_event(&["i".into(), lower[1].clone()])
+}
+
 /// Whether `clause` tells something of the user's about the clause before: a relative clause
 /// ("which I got from a sports store downtown", "which took me 5 hours to finish") or an
 /// appositive that names it ("my current project, a Ford Mustang Shelby GT350R model").
 fn tells_of_the_thing_before(clause: &str) -> bool {
     let words: Vec<&str> = clause.split_whitespace().collect();
     let lower: Vec<String> = words.iter().map(|w| bare(w)).collect();
-    let relative = matches!(lower[0].as_str(), "which" | "who")
+    let relative = matches!(lower[0].as_str(), "which" | "who" | "where")
         && (lower.iter().any(|w| FIRST_PERSON.contains(&w.as_str()))
             || clause.chars().any(|c| c.is_ascii_digit()));
     describes_the_thing_before(clause) && (relative || matches!(lower[0].as_str(), "a" | "an"))
@@ -1288,8 +1301,14 @@ fn split_at_and_i(clause: &str) -> Vec<String> {
     let mut start = 0;
     for i in 1..words.len().saturating_sub(1) {
         let left = &words[start..i];
+        // "I'm planning a trip to San Francisco and was wondering if you could …": the request
+        // after "and" has the same subject.
+        let wondering = words.get(i + 2).is_some_and(|w| {
+            matches!(bare(words[i + 1]).as_str(), "was" | "am")
+                && matches!(bare(w).as_str(), "wondering" | "hoping" | "curious")
+        });
         if bare(words[i]) == "and"
-            && AND_OPENINGS.contains(&bare(words[i + 1]).as_str())
+            && (AND_OPENINGS.contains(&bare(words[i + 1]).as_str()) || wondering)
             && left
                 .iter()
                 .any(|w| FIRST_PERSON.contains(&bare(w).as_str()))
