@@ -828,7 +828,7 @@ fn past_event(lower: &[String]) -> bool {
         .find(|w| !ADVERBS.contains(&w.as_str()) && !INTENSIFIERS.contains(&w.as_str()))
         .is_some_and(|w| {
             PAST_VERBS.contains(&w.as_str())
-                || (w.ends_with("ed") && w.chars().count() > 4 && w != "need")
+                || (w.ends_with("ed") && !w.ends_with("eed") && w.chars().count() > 3)
         })
 }
 
@@ -971,9 +971,9 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
         }
     }
     // "I need to renew my UK passport": an obligation about a named thing lasts.
-    // "I just got back from a solo camping trip to Yosemite today": an event of the day, with a
-    // name or a number, is a fact of that date ("I'm so tired today" is not).
-    let event_of_the_day = names && past_event(&lower);
+    // "I just got back from a solo camping trip to Yosemite today": an event of the day is a
+    // fact of that date ("I'm so tired today" is not).
+    let event_of_the_day = past_event(&lower);
     if let Some(p) = NOT_FACTUAL.iter().find(|p| {
         joined.contains(&format!(" {p} "))
             && !(month && **p == "may")
