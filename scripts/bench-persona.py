@@ -444,7 +444,9 @@ def main():
     ap.add_argument("--keep-dir", action="store_true", help="keep every conversation's data dir (passes.json is always kept)")
     ap.add_argument("--sample", type=int, metavar="N", help="write N random facts per split for hand labelling (needs --sample-out)")
     ap.add_argument("--sample-out", metavar="FILE", help="where --sample writes its JSONL")
-    ap.add_argument("--labels", metavar="FILE", help="a labelled --sample file: report hand-labelled precision")
+    ap.add_argument("--labels", metavar="FILE", action="append",
+                    help="a labelled --sample file: report hand-labelled precision (repeat to add "
+                         "files; a later file's label wins)")
     ap.add_argument("--pass-timeout", type=float, default=1800, help="seconds one pass may take (default 1800)")
     ap.add_argument("--min-coverage", type=float, help="exit 1 when the pooled coverage of disclosed lines is below X (0-1)")
     ap.add_argument("--max-leakage", type=float, help="exit 1 when pooled leakage is above X (0-1)")
@@ -477,7 +479,7 @@ def main():
            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "splits": {}}
     results, per_split = [], {}
     try:
-        labels = read_labels(a.labels) if a.labels else None
+        labels = {k: v for path in a.labels for k, v in read_labels(path).items()} if a.labels else None
         for split in splits:
             convs = load_split(split, a.conversations)
             if split in rescored:
