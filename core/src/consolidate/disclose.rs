@@ -134,8 +134,11 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
         // an "it" or "them" a clause or two later points at.
         let mut mine: Option<String> = None;
         for (clause, asks) in clauses(&without_code_and_quotes(&text)) {
-            let this_mine = (my_thing(&clause).is_some() || last_title(&clause).is_some())
-                .then(|| clause.clone());
+            // What this clause points back at is named before it, never in it.
+            let mine_before = mine.clone();
+            if my_thing(&clause).is_some() || last_title(&clause).is_some() {
+                mine = Some(clause.clone());
+            }
             let c = if asks {
                 Err(Dropped::by(Rule::Question))
             } else {
@@ -169,7 +172,6 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
                         Err(Dropped::by(Rule::WithTheClauseBefore)),
                     );
                     before = Some(clause);
-                    mine = this_mine.or(mine);
                     continue;
                 }
                 Err(why) => {
@@ -183,14 +185,16 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
                     };
                     verdict(&mut out, &clause, outcome);
                     before = (!asks).then_some(clause);
-                    mine = this_mine.or(mine);
                     continue;
                 }
             };
-            let resolved =
-                resolve_pointing(&c, asked.as_deref(), before.as_deref(), mine.as_deref());
+            let resolved = resolve_pointing(
+                &c,
+                asked.as_deref(),
+                before.as_deref(),
+                mine_before.as_deref(),
+            );
             before = Some(clause.clone());
-            mine = this_mine.or(mine);
             let outcome = match resolved {
                 // "I love dogs too" after the assistant's dogs says the user loves dogs.
                 Ok(r) => Ok((without_agreement(&r), clause.clone())),
@@ -379,7 +383,7 @@ fn describes_the_thing_before(clause: &str) -> bool {
 /// clause whose subject, the user, was left out.
 fn subject_left_out(clause: &str) -> bool {
     let lower: Vec<String> = clause.split_whitespace().take(2).map(bare).collect();
-    lower.len() == 2 && lower[0] == "just" && past_event(&["i".into(), lower[1].clone()])
+    lower.len() == 2 && lower[0] == "just" && past_verb(&lower[1])
 }
 
 /// Whether `clause` tells something of the user's about the clause before: a relative clause
@@ -826,10 +830,14 @@ fn past_event(lower: &[String]) -> bool {
     lower[i + 1..]
         .iter()
         .find(|w| !ADVERBS.contains(&w.as_str()) && !INTENSIFIERS.contains(&w.as_str()))
-        .is_some_and(|w| {
-            PAST_VERBS.contains(&w.as_str())
-                || (w.ends_with("ed") && !w.ends_with("eed") && w.chars().count() > 3)
-        })
+        .is_some_and(|w| past_verb(w))
+}
+
+/// Whether `word` (lower-cased) reads as a verb in the past: listed, or "-ed" ("used", not
+/// "need").
+fn past_verb(word: &str) -> bool {
+    PAST_VERBS.contains(&word)
+        || (word.ends_with("ed") && !word.ends_with("eed") && word.chars().count() > 3)
 }
 
 /// `clause` trimmed of filler, when it is a disclosure; else the rule that drops it.
@@ -1087,17 +1095,11 @@ fn clauses(text: &str) -> Vec<(String, bool)> {
             && chars[i - 1].is_uppercase()
             && (i < 2 || !chars[i - 2].is_alphanumeric());
         // "my dermatologist, Dr. Lee, …": nor does one after a title.
-        let title = c == '.' && {
-            let word: String = cur
-                .chars()
-                .rev()
-                .take_while(|c| c.is_alphabetic())
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            TITLES.contains(&word.as_str())
-        };
+        let title = c == '.'
+            && cur
+                .rsplit(|c: char| !c.is_alphabetic())
+                .next()
+                .is_some_and(|w| TITLES.contains(&w));
         if matches!(c, '.' | '!' | '?') && at_end && !initial && !title {
             sentences.push((std::mem::take(&mut cur), c == '?'));
         } else {
@@ -1217,17 +1219,18 @@ fn joined_lists(text: &str) -> Vec<String> {
         let named = !own_subject && is_a_name(p);
         // "For my sister's birthday, I got her a yellow dress": an introductory phrase (no
         // subject of its own) belongs to the clause after its comma.
+        // "As a 32-year-old marketing specialist, I …": what the user is, not an introduction.
+        let as_a = out.last().and_then(|last| as_what(last));
         let introduced = own_subject
             && i > 0
-            && out.last().is_none_or(|last| as_what(last).is_none())
+            && as_a.is_none()
             && out.last().is_some_and(|last| introductory(last))
             && !pieces[i - 1].is_empty();
-        // "As a 32-year-old marketing specialist, I …": what the user is.
-        let as_a = own_subject
-            && out.last().is_some_and(|last| as_what(last).is_some())
-            && !pieces[i - 1].is_empty();
-        if as_a && let Some(last) = out.last_mut() {
-            *last = as_what(last).unwrap_or_default();
+        if own_subject
+            && let (Some(what), Some(last)) = (as_a, out.last_mut())
+            && !pieces[i - 1].is_empty()
+        {
+            *last = what;
         }
         match out.last_mut() {
             Some(last) if (joins || introduced || named) && i > 0 => {
