@@ -822,3 +822,30 @@ fn a_second_update_of_a_synth_fact_in_one_pass_is_a_fact_of_its_own() {
         "{r:?}"
     );
 }
+
+#[test]
+fn a_newer_number_is_an_update_not_a_near_duplicate() {
+    let f = fixture();
+    let old = "User keeps 20 potted plants, mostly ferns and succulents, on the sunny balcony of their small apartment downtown";
+    f.synth_fact("s1", old);
+    f.session(
+        "x",
+        &[(
+            "user",
+            "I keep 25 potted plants, mostly ferns and succulents, on the sunny balcony of my small apartment downtown.",
+        )],
+    );
+    let new = "User keeps 25 potted plants, mostly ferns and succulents, on the sunny balcony of their small apartment downtown";
+    let (r, seen) = f.run_with(
+        Extraction::Free,
+        &format!(r#"{{"facts": [{{"text": "{new}", "kind": "semantic", "confidence": 0.9}}]}}"#),
+        r#"{"op": "UPDATE", "target": "s1", "confidence": 0.9}"#,
+        "",
+        now(),
+    );
+    assert!(seen.borrow().len() >= 2, "the model was asked: {r:?}");
+    assert_eq!(r.updated.len(), 1, "{r:?}");
+    let snap = f.store.read().unwrap();
+    assert!(snap.records.iter().any(|x| x.text == new), "{r:?}");
+    assert!(!snap.records.iter().any(|x| x.text == old), "{r:?}");
+}
