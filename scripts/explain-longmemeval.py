@@ -9,8 +9,8 @@ with LOCALM_BLESS=1 and LOCALM_DISCLOSURES=<a temp file>, writes each clause's v
 what>" or the name of the rule that dropped it (core/src/consolidate/rules.rs). Nothing in the
 repo is written.
 
-Printed: per record (unless --aggregate-only) the question, the answer and each clause with its
-verdict; then, over the records whose ceiling holds (bench-longmemeval's rule: the answer is
+Printed: per record (unless --aggregate-only) the question, the answer (marked "[answer lost]"
+when the turns hold it and the kept clauses do not) and each clause with its verdict; then, over the records whose ceiling holds (bench-longmemeval's rule: the answer is
 found in the answer-bearing turns), how many have the answer in the kept clauses joined: the
 most a pass can store when the model rewrites nothing away. Also the count of clauses per rule.
 
@@ -78,7 +78,8 @@ def main():
             rules.update("kept" if v.startswith("kept: ") else v for _, v in turn)
         if a.aggregate_only:
             continue
-        print(f"## {r['question_id']} ({r['question_type']}) {r['question']} => {r['answer']}")
+        lost = " [answer lost]" if has and not bl.found(r["answer"], kept) else ""
+        print(f"## {r['question_id']} ({r['question_type']}){lost} {r['question']} => {r['answer']}")
         for turn in vs:
             for clause, v in turn:
                 if v.startswith("kept: "):

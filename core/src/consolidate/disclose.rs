@@ -1130,6 +1130,7 @@ fn clauses(text: &str) -> Vec<(String, bool)> {
             for piece in dashed(part) {
                 for c in joined_lists(&piece) {
                     for c in split_at_and_i(&c) {
+                        let c = without_why(&c);
                         out.extend(split_with(&c).into_iter().map(|c| (c, false)));
                     }
                 }
@@ -1138,6 +1139,22 @@ fn clauses(text: &str) -> Vec<(String, bool)> {
         out.extend(asks.filter(|q| !q.is_empty()).map(|q| (q, true)));
     }
     out
+}
+
+/// `clause` without an opening "which is why" / "that's why" before the user's own clause:
+/// "which is why I attended the exhibit at the Met" → "I attended the exhibit at the Met".
+fn without_why(clause: &str) -> String {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let lower: Vec<String> = words.iter().take(4).map(|w| bare(w)).collect();
+    let at = match lower.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["which" | "that" | "this", "is", "why" | "how", ..] => 3,
+        ["that's" | "thats", "why" | "how", ..] => 2,
+        _ => return clause.to_string(),
+    };
+    match words.get(at) {
+        Some(w) if SUBJECT_PRONOUNS.contains(&bare(w).as_str()) => words[at..].join(" "),
+        _ => clause.to_string(),
+    }
 }
 
 /// Words that open a question.
@@ -1310,11 +1327,17 @@ fn split_at_and_i(clause: &str) -> Vec<String> {
             matches!(bare(words[i + 1]).as_str(), "was" | "am")
                 && matches!(bare(w).as_str(), "wondering" | "hoping" | "curious")
         });
+        // "She's still in potty-training, and I've been using …": a clause with a subject of
+        // its own (the user, or the "she"/"it" it opens with) ends where "and I" starts.
+        let has_subject = left
+            .iter()
+            .any(|w| FIRST_PERSON.contains(&bare(w).as_str()))
+            || left
+                .first()
+                .is_some_and(|w| POINTING_SUBJECT.contains(&bare(w).as_str()));
         if bare(words[i]) == "and"
             && (AND_OPENINGS.contains(&bare(words[i + 1]).as_str()) || wondering)
-            && left
-                .iter()
-                .any(|w| FIRST_PERSON.contains(&bare(w).as_str()))
+            && has_subject
         {
             out.push(left.join(" ").trim_end_matches(',').to_string());
             start = i + 1;
