@@ -962,7 +962,7 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
         let did_a_named_thing = matches!(*p, "i tried" | "i did" | "i had a great" | "i had fun")
             && names_something(words)
             && words.len() >= 6;
-        if !did_a_named_thing {
+        if !did_a_named_thing && !ongoing(p, &lower) {
             return Err(Dropped::on(Rule::Opening, p));
         }
     }
@@ -1139,6 +1139,54 @@ fn clauses(text: &str) -> Vec<(String, bool)> {
         out.extend(asks.filter(|q| !q.is_empty()).map(|q| (q, true)));
     }
     out
+}
+
+/// Whether a clause that opens like the moment or a reaction (`p`, one of
+/// [`NOT_A_DISCLOSURE`]) states a lasting situation after all: "I'm still taking antibiotics for
+/// pneumonia" (not "I'm taking a break"), "I'm having some issues with my wireless mouse" (the
+/// user's thing, not "I'm having lunch"), "I did attend a blues workshop recently" (the emphatic
+/// past, not "I did!" nor "I did it").
+fn ongoing(p: &str, lower: &[String]) -> bool {
+    let at = |k: usize| lower.get(k).map_or("", String::as_str);
+    match p {
+        "i'm feeling" | "i'm not sure" | "i'm sure" | "i'm glad" | "i'm happy" => false,
+        _ if p.starts_with("i'm ") && at(1) == "still" => {
+            // Not "I'm still doing some research", "I'm still getting used to it".
+            lower.len() >= 6
+                && !lower
+                    .last()
+                    .is_some_and(|w| matches!(w.as_str(), "it" | "that" | "this" | "them"))
+        }
+        "i'm having" => {
+            let k = 2 + usize::from(at(2) == "some" || at(2) == "a");
+            matches!(
+                at(k),
+                "issues" | "issue" | "trouble" | "problems" | "problem"
+            ) && at(k + 1) == "with"
+                && at(k + 2) == "my"
+        }
+        "i did" => {
+            lower.len() >= 6
+                && !matches!(
+                    at(2),
+                    "it" | "that"
+                        | "this"
+                        | "so"
+                        | "some"
+                        | "a"
+                        | "an"
+                        | "the"
+                        | "not"
+                        | "too"
+                        | "think"
+                        | "want"
+                        | "mean"
+                        | "say"
+                        | "tell"
+                )
+        }
+        _ => false,
+    }
 }
 
 /// `clause` without an opening "which is why" / "that's why" before the user's own clause:
