@@ -1189,15 +1189,39 @@ fn ongoing(p: &str, lower: &[String]) -> bool {
     }
 }
 
-/// `clause` without an opening "which is why" / "that's why" before the user's own clause:
-/// "which is why I attended the exhibit at the Met" → "I attended the exhibit at the Met".
+/// `clause` without a frame before the user's own clause: an opening "which is why" / "that's
+/// why" ("which is why I attended the exhibit at the Met" → "I attended the exhibit at the Met"),
+/// or the user's "I should mention that" / "I'll start by saying that" ("I should mention that I
+/// started building this model three weeks ago" → "I started building …").
 fn without_why(clause: &str) -> String {
     let words: Vec<&str> = clause.split_whitespace().collect();
-    let lower: Vec<String> = words.iter().take(4).map(|w| bare(w)).collect();
+    let lower: Vec<String> = words.iter().take(8).map(|w| bare(w)).collect();
+    let said = |w: &str| {
+        matches!(
+            w,
+            "mention" | "mentioned" | "say" | "saying" | "add" | "note" | "admit"
+        )
+    };
+    let first = lower
+        .iter()
+        .position(|w| !FILLER.contains(&w.as_str()))
+        .unwrap_or(0);
+    let frame = lower
+        .iter()
+        .position(|w| w == "that")
+        .filter(|&k| {
+            k >= first + 2
+                && matches!(lower[first].as_str(), "i" | "i'll" | "i'd")
+                && said(&lower[k - 1])
+        })
+        .map(|k| k + 1);
     let at = match lower.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["which" | "that" | "this", "is", "why" | "how", ..] => 3,
         ["that's" | "thats", "why" | "how", ..] => 2,
-        _ => return clause.to_string(),
+        _ => match frame {
+            Some(k) => k,
+            None => return clause.to_string(),
+        },
     };
     match words.get(at) {
         Some(w) if SUBJECT_PRONOUNS.contains(&bare(w).as_str()) => words[at..].join(" "),
