@@ -150,6 +150,22 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
                     _ => Err(why),
                 })
             };
+            // "I've done a 5K run last year, it took me 45 minutes to complete": how long
+            // the clause before took is one fact with it, even where it could stand alone.
+            let took = clause
+                .split_whitespace()
+                .take(3)
+                .map(bare)
+                .collect::<Vec<_>>();
+            if c.is_ok() && took_me(&took) && join_before(&mut out, at, &clause) {
+                verdict(
+                    &mut out,
+                    &clause,
+                    Err(Dropped::by(Rule::WithTheClauseBefore)),
+                );
+                before = Some(clause);
+                continue;
+            }
             let c = match c {
                 Ok(c) => c,
                 // "I adopted a cat, her name is Mochi", "a playlist I created, called Summer
@@ -590,9 +606,11 @@ fn resolve_pointing(
             .get(k + 1)
             .is_some_and(|next| !POINTED_VERBS.contains(&bare(next).as_str()))
     };
+    let dummy = took_me(&words.iter().take(3).map(|w| bare(w)).collect::<Vec<_>>());
     let Some(at) = words.iter().enumerate().position(|(k, w)| {
         let b = bare(w);
         POINTING.contains(&b.as_str())
+            && !(k == 0 && dummy)
             && !(b == "that"
                 && k > 0
                 && COMPLEMENT_VERBS.contains(&bare(words[k - 1]).as_str())
@@ -888,6 +906,8 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
     // subject, a fragment of a sentence whose verb is elsewhere.
     let subject = lower.iter().any(|w| SUBJECT_PRONOUNS.contains(&w.as_str()))
         || matches!(lower[0].as_str(), "my" | "our" | "mine")
+        // "it took me and my friends around 5 hours to move": how long the user took.
+        || (took_me(&lower) && lower.len() >= 7)
         // "Nike has been my favourite brand": a favourite is the user's, whatever the subject.
         || lower
             .windows(2)
@@ -1187,6 +1207,15 @@ fn ongoing(p: &str, lower: &[String]) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether a clause opens "it took me …" / "it took us …": the "it" points at nothing, the
+/// user is who took the time ("it took me and my friends around 5 hours to move").
+fn took_me(lower: &[String]) -> bool {
+    lower.len() >= 3
+        && lower[0] == "it"
+        && lower[1] == "took"
+        && matches!(lower[2].as_str(), "me" | "us")
 }
 
 /// `clause` without a frame before the user's own clause: an opening "which is why" / "that's

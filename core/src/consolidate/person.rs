@@ -164,6 +164,8 @@ pub fn third_person(clause: &str) -> String {
             "my" | "our" if about_user => "their".into(),
             "my" | "our" => "User's".into(),
             "ours" => "theirs".into(),
+            // "it took me 5 hours" → "it took User 5 hours": the first the clause names.
+            "me" | "us" if !about_user => "User".into(),
             "us" => "them".into(),
             "me" => "them".into(),
             "myself" => "themself".into(),
@@ -283,6 +285,10 @@ mod tests {
                 "User just adopted a beagle named Biscuit and walks him every morning before work",
             ),
             ("I'm coeliac", "User is coeliac"),
+            (
+                "it took me and my friends around 5 hours to move everything into the new apartment",
+                "It took User and their friends around 5 hours to move everything into the new apartment",
+            ),
             (
                 "I mostly read thrillers and mysteries",
                 "User mostly reads thrillers and mysteries",
