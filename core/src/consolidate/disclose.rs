@@ -150,14 +150,29 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
                     _ => Err(why),
                 })
             };
-            // "I've done a 5K run last year, it took me 45 minutes to complete": how long
-            // the clause before took is one fact with it, even where it could stand alone.
-            let took = clause
-                .split_whitespace()
-                .take(3)
-                .map(bare)
-                .collect::<Vec<_>>();
-            if c.is_ok() && took_me(&took) && join_before(&mut out, at, &clause) {
+            // "I adopted a cat, her name is Mochi", "a playlist I created, called Summer Vibes":
+            // a name for what the clause before spoke of is one fact with it. "I'm really happy
+            // with my new tennis racket, which I got from a sports store downtown": what the
+            // relative clause tells of the user's thing makes the clause before a fact, though
+            // it opened as a reaction or a request. "I've done a 5K run last year, it took me 45
+            // minutes to complete": how long the clause before took is one fact with it, even
+            // where it could stand alone.
+            let joined = match &c {
+                Ok(_) => {
+                    let took: Vec<String> = clause.split_whitespace().take(3).map(bare).collect();
+                    took_me(&took) && join_before(&mut out, at, &clause)
+                }
+                Err(why) => {
+                    why.rule != Rule::Secret
+                        && !asks
+                        && (((names_the_thing_before(&clause)
+                            || describes_the_thing_before(&clause))
+                            && join_before(&mut out, at, &clause))
+                            || (tells_of_the_thing_before(&clause)
+                                && revive_before(&mut out, at, &clause, s.msg.ts)))
+                }
+            };
+            if joined {
                 verdict(
                     &mut out,
                     &clause,
@@ -168,28 +183,6 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
             }
             let c = match c {
                 Ok(c) => c,
-                // "I adopted a cat, her name is Mochi", "a playlist I created, called Summer
-                // Vibes": a name for what the clause before spoke of is one fact with it.
-                // "I'm really happy with my new tennis racket, which I got from a sports store
-                // downtown": what the relative clause tells of the user's thing makes the
-                // clause before a fact, though it opened as a reaction or a request.
-                Err(why)
-                    if why.rule != Rule::Secret
-                        && !asks
-                        && (((names_the_thing_before(&clause)
-                            || describes_the_thing_before(&clause))
-                            && join_before(&mut out, at, &clause))
-                            || (tells_of_the_thing_before(&clause)
-                                && revive_before(&mut out, at, &clause, s.msg.ts))) =>
-                {
-                    verdict(
-                        &mut out,
-                        &clause,
-                        Err(Dropped::by(Rule::WithTheClauseBefore)),
-                    );
-                    before = Some(clause);
-                    continue;
-                }
                 Err(why) => {
                     // "Can you find a case for my iPhone 13 Pro?" asks, and says what the
                     // user has.
@@ -1150,7 +1143,7 @@ fn clauses(text: &str) -> Vec<(String, bool)> {
             for piece in dashed(part) {
                 for c in joined_lists(&piece) {
                     for c in split_at_and_i(&c) {
-                        let c = without_why(&c);
+                        let c = without_frame(&c);
                         out.extend(split_with(&c).into_iter().map(|c| (c, false)));
                     }
                 }
@@ -1222,7 +1215,7 @@ fn took_me(lower: &[String]) -> bool {
 /// why" ("which is why I attended the exhibit at the Met" → "I attended the exhibit at the Met"),
 /// or the user's "I should mention that" / "I'll start by saying that" ("I should mention that I
 /// started building this model three weeks ago" → "I started building …").
-fn without_why(clause: &str) -> String {
+fn without_frame(clause: &str) -> String {
     let words: Vec<&str> = clause.split_whitespace().collect();
     let lower: Vec<String> = words.iter().take(8).map(|w| bare(w)).collect();
     let said = |w: &str| {
