@@ -67,13 +67,17 @@ def main():
     got = iter(verdicts([c for cs in per for c in cs]))
     rules = collections.Counter()
     reachable = ceiling = 0
+    by_type = collections.defaultdict(lambda: [0, 0])
     for r, cs in zip(recs, per):
         vs = [next(got) for _ in cs]
         kept = "\n".join(v[len("kept: "):] for turn in vs for _, v in turn if v.startswith("kept: "))
         whole = "\n".join(c["user"] for c in cs)
         has = bl.found(r["answer"], whole)
+        reach = has and bl.found(r["answer"], kept)
         ceiling += has
-        reachable += has and bl.found(r["answer"], kept)
+        reachable += reach
+        by_type[r["question_type"]][0] += has
+        by_type[r["question_type"]][1] += reach
         for turn in vs:
             rules.update("kept" if v.startswith("kept: ") else v for _, v in turn)
         if a.aggregate_only:
@@ -90,6 +94,8 @@ def main():
             print("   ·")
     print(f"records {len(recs)}; answer in the answer-bearing turns {ceiling}; "
           f"of those, in the clauses the rules keep {reachable}")
+    print("by type (in the turns, in the kept clauses): "
+          + ", ".join(f"{t} {h}/{k}" for t, (h, k) in sorted(by_type.items())))
     print("clauses by verdict: " + ", ".join(f"{k} {n}" for k, n in rules.most_common()))
 
 

@@ -20,9 +20,9 @@ use super::lexicon::{
     ADVERBS, AND_OPENINGS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER,
     FIRST_PERSON, FUTURE, INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE,
     NOT_FACTUAL, NOT_IN_A_NAME, NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING,
-    PAST_VERBS, PEOPLE, POINTED_VERBS, POINTING, POINTING_SUBJECT, PREPOSITIONS, QUESTION_WORDS,
-    REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS, SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS,
-    SUBJECT_PRONOUNS, THE_DAY, TITLES, TRAILING, VAGUE,
+    PAST_VERBS, PEOPLE, PLAN_OF_THE_MOMENT, POINTED_VERBS, POINTING, POINTING_SUBJECT,
+    PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS,
+    SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS, THE_DAY, TITLES, TRAILING, VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
 use super::{answer, elsewhere};
@@ -901,6 +901,8 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
         || matches!(lower[0].as_str(), "my" | "our" | "mine")
         // "it took me and my friends around 5 hours to move": how long the user took.
         || (took_me(&lower) && lower.len() >= 7)
+        // "I'll be bringing my road bike": what the user will be doing.
+        || will_be_doing(&lower)
         // "Nike has been my favourite brand": a favourite is the user's, whatever the subject.
         || lower
             .windows(2)
@@ -930,7 +932,8 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
         " i plan ",
     ]
     .iter()
-    .any(|p| opening.starts_with(p));
+    .any(|p| opening.starts_with(p))
+        || will_be_doing(&lower);
     // "I moved to Edinburgh in May": the month, not the modal.
     let month = words.iter().skip(1).any(|w| bare_case(w) == "May")
         || lower
@@ -942,7 +945,7 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
     let plans_a_thing = [" a ", " an ", " another ", " my "].iter().any(|d| {
         opening.starts_with(&format!(" i'm planning{d}"))
             || opening.starts_with(&format!(" im planning{d}"))
-    });
+    }) || does_a_thing(&plain);
     if planned
         && !month
         && !names
@@ -1209,6 +1212,51 @@ fn took_me(lower: &[String]) -> bool {
         && lower[0] == "it"
         && lower[1] == "took"
         && matches!(lower[2].as_str(), "me" | "us")
+}
+
+/// "I'll be bringing my road bike", "I will be trekking for 10 days": the future told as what
+/// the user will be doing is a plan ("I'll check those out" answers the turn before).
+fn will_be_doing(lower: &[String]) -> bool {
+    let rest = match lower {
+        [a, rest @ ..] if a == "i'll" || a == "ill" => rest,
+        [a, b, rest @ ..] if a == "i" && b == "will" => rest,
+        _ => return false,
+    };
+    matches!(rest, [be, v, ..] if be == "be" && v.len() > 4 && v.ends_with("ing"))
+}
+
+/// Whether a plan does something to a thing: its verb takes "a", "an", "my", "another", "all
+/// my" or "some" (not "some of"), directly or after "in"/"on" ("I'm planning to buy a new phone
+/// charger", "… to invest in a new patio set", "I'll be bringing my road bike"). "I'm going to
+/// go to bed", "… to try out a few of them" and "… to take a break" are the moment.
+fn does_a_thing(plain: &[&str]) -> bool {
+    let opener: &[&[&str]] = &[
+        &["i'm", "planning", "to"],
+        &["im", "planning", "to"],
+        &["i", "plan", "to"],
+        &["i'm", "going", "to"],
+        &["im", "going", "to"],
+        &["i'll", "be"],
+        &["ill", "be"],
+        &["i", "will", "be"],
+    ];
+    let Some(rest) = opener.iter().find_map(|o| plain.strip_prefix(*o)) else {
+        return false;
+    };
+    let Some((_verb, rest)) = rest.split_first() else {
+        return false;
+    };
+    let rest = match rest {
+        [p, rest @ ..] if matches!(*p, "in" | "on") => rest,
+        _ => rest,
+    };
+    let object = match rest {
+        ["all", "my", noun, ..] => noun,
+        [d, noun, ..] if matches!(*d, "a" | "an" | "my" | "another") => noun,
+        ["some", noun, ..] if *noun != "of" => noun,
+        _ => return false,
+    };
+    !PLAN_OF_THE_MOMENT.contains(object)
 }
 
 /// `clause` without a frame before the user's own clause: an opening "which is why" / "that's

@@ -359,7 +359,15 @@ pub(crate) const PAST_VERBS: &[&str] = &[
 /// Times that make "I'm going to …" a plan, besides a month (`words::MONTHS`; "may" only as
 /// "May").
 pub(crate) const FUTURE: &[&str] = &[
-    "next", "tomorrow", "summer", "winter", "spring", "fall", "autumn", "weekend", "year", "month",
+    "next", "tomorrow", "summer", "winter", "spring", "fall", "autumn", "weekend", "week", "year",
+    "month", "soon",
+];
+
+/// What a plan of the moment does ("I'm going to take a break", "… to have a look"): not a plan
+/// of a thing.
+pub(crate) const PLAN_OF_THE_MOMENT: &[&str] = &[
+    "bit", "break", "look", "try", "nap", "shower", "rest", "moment", "minute", "second", "while",
+    "few", "lot", "little", "quick", "go", "chance",
 ];
 
 /// Phrases of the moment cut from a clause ("I'm in high school right now").
