@@ -25,7 +25,7 @@ use super::lexicon::{
     SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS, THE_DAY, TITLES, TRAILING, VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
-use super::{answer, elsewhere};
+use super::{answer, elsewhere, relative};
 use crate::consolidate::plan::is_meta;
 use crate::consolidate::prompt::strip_recalled;
 use crate::session::Line;
@@ -186,8 +186,16 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
                 Err(why) => {
                     // "Can you find a case for my iPhone 13 Pro?" asks, and says what the
                     // user has.
-                    let outcome = match possession(&clause) {
-                        Some(has) if !matches!(why.rule, Rule::Meta | Rule::Secret) => {
+                    // "a Korg B1, which I've had for about 3 years": the relative clause tells
+                    // of the thing the clause before ends on.
+                    let told = before
+                        .as_deref()
+                        .filter(|_| !asks && why.rule != Rule::Secret)
+                        .and_then(|b| relative::told_of_the_thing(&format!("{b}, {clause}")))
+                        .and_then(|t| disclosure(&t).ok());
+                    let outcome = match (told, possession(&clause)) {
+                        (Some(told), _) => Ok((told, clause.clone())),
+                        (None, Some(has)) if !matches!(why.rule, Rule::Meta | Rule::Secret) => {
                             Ok((has, clause.clone()))
                         }
                         _ => Err(why),
@@ -765,7 +773,7 @@ fn last_name(text: &str) -> Option<String> {
 /// The last title of `text` past its first word, in two words or more: capitalised words, with
 /// "of", "the" or "and" between them ("… similar to The Last of Us Part II" → "The Last of Us
 /// Part II").
-fn last_title(text: &str) -> Option<String> {
+pub(super) fn last_title(text: &str) -> Option<String> {
     let words: Vec<&str> = text.split_whitespace().map(bare_case).collect();
     let capital = |w: &str| w != "I" && w.chars().next().is_some_and(char::is_uppercase);
     let end = (1..words.len()).rev().find(|&k| capital(words[k]))?;
@@ -805,7 +813,7 @@ fn my_one_thing(text: &str) -> Option<String> {
 }
 
 /// The last "my …" of `text` in at most four words, and whether it is plural.
-fn my_thing(text: &str) -> Option<(String, bool)> {
+pub(super) fn my_thing(text: &str) -> Option<(String, bool)> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let my = words.iter().rposition(|w| bare(w) == "my")?;
     let mut name = vec!["my"];
@@ -1134,6 +1142,11 @@ fn clauses(text: &str) -> Vec<(String, bool)> {
         let last_comma = comma_pieces(&s)
             .split_last()
             .and_then(|(last, rest)| (!rest.is_empty()).then(|| s.len() - last.len() - 1));
+        // "Any games like Celeste, which took me 10 hours to complete?": the question asks,
+        // and its relative clause tells of the user's thing.
+        let told = question
+            .then(|| relative::told_of_the_thing(s.trim()))
+            .flatten();
         let (s, asks) = match (question, last_comma) {
             (false, _) => (s, None),
             (true, _) if opens_asking => (String::new(), Some(s.trim().to_string())),
@@ -1153,6 +1166,7 @@ fn clauses(text: &str) -> Vec<(String, bool)> {
             }
         }
         out.extend(asks.filter(|q| !q.is_empty()).map(|q| (q, true)));
+        out.extend(told.map(|t| (t, false)));
     }
     out
 }
@@ -1427,7 +1441,7 @@ fn is_a_name(piece: &str) -> bool {
 }
 
 /// `text` split at its commas, but not at one between digits ("$1,200", "10,000 steps").
-fn comma_pieces(text: &str) -> Vec<&str> {
+pub(super) fn comma_pieces(text: &str) -> Vec<&str> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut start = 0;

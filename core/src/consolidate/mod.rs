@@ -19,6 +19,7 @@ pub mod person;
 pub mod plan;
 pub mod prompt;
 pub mod prune;
+mod relative;
 pub mod report;
 pub mod rules;
 pub mod summary;
