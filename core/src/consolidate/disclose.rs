@@ -18,7 +18,7 @@ use chrono::{DateTime, Utc};
 
 use super::lexicon::{
     ADVERBS, AND_OPENINGS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER,
-    FIRST_PERSON, FUTURE, INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE,
+    FIRST_PERSON, FUTURE, GIVING, INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE,
     NOT_FACTUAL, NOT_IN_A_NAME, NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING,
     PAST_VERBS, PEOPLE, PLAN_OF_THE_MOMENT, POINTED_VERBS, POINTING, POINTING_SUBJECT,
     PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS,
@@ -669,7 +669,10 @@ fn resolve_pointing(
             .into_iter()
             .flatten()
             .any(|t| t.split_whitespace().any(|w| bare(w) == next));
-        if !(named || said) {
+        // "I just fixed that broken fence … three weeks ago": a thing done at a time told.
+        let all: Vec<String> = words.iter().map(|w| bare(w)).collect();
+        let done_then = past_event(&all) && told_when(&all);
+        if !(named || said || done_then) {
             return Err(Dropped::by(Rule::Determiner));
         }
         let mut out = words.clone();
@@ -703,6 +706,11 @@ fn resolve_pointing(
         .all(|w| TRAILING.contains(&bare(w).as_str()));
     // "I tried out a new Ethiopian restaurant and loved it": "it" is the clause's own object.
     let own_object = at >= 2 && bare(words[at - 2]) == "and";
+    // "I got him a 30-pound bag of Acana dog food": whom a thing was for, not what the fact is
+    // about; the thing follows, named.
+    if recipient(&words, at, verb.map(|v| lower[v].as_str())) {
+        return Ok(clause);
+    }
     if !before_words.is_empty() && (!ends || own_object) {
         return Ok(clause);
     }
@@ -748,6 +756,19 @@ fn resolve_pointing(
         format!("{referent}{trail}")
     };
     Ok(out.join(" "))
+}
+
+/// Whether the pronoun at `at` of `words` is whom the verb's thing was for ("I got him a
+/// 30-pound bag of Acana dog food", "I bought her a pair of silver hoop earrings"): it follows a
+/// verb of giving and comes before a thing named with a number or a name, or in five words or more.
+fn recipient(words: &[&str], at: usize, verb: Option<&str>) -> bool {
+    let giving = at >= 1 && verb.is_some_and(|v| GIVING.contains(&v) && bare(words[at - 1]) == v);
+    let person = matches!(bare(words[at]).as_str(), "him" | "her" | "them");
+    let thing = words.get(at + 1).is_some_and(|w| {
+        matches!(bare(w).as_str(), "a" | "an" | "some") || w.chars().any(|c| c.is_ascii_digit())
+    });
+    let rest = &words[at + 1..];
+    giving && person && thing && (names_something(rest) || rest.len() >= 6)
 }
 
 /// `word` without the punctuation around it, its case kept.
@@ -841,6 +862,14 @@ pub(super) fn my_thing(text: &str) -> Option<(String, bool)> {
     Some((name.join(" "), plural))
 }
 
+/// Whether `lower` tells when a thing was done: "… ago", "last week/weekend/month/year".
+fn told_when(lower: &[String]) -> bool {
+    lower.iter().any(|w| w == "ago")
+        || lower.windows(2).any(|p| {
+            p[0] == "last" && matches!(p[1].as_str(), "week" | "weekend" | "month" | "year")
+        })
+}
+
 /// Whether the verb after "I" (adverbs aside) is in the past: "I just got back", "I attended".
 fn past_event(lower: &[String]) -> bool {
     let Some(i) = lower.iter().position(|w| w == "i") else {
@@ -901,7 +930,20 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
         return Err(Dropped::by(Rule::TooShort));
     }
     if words.len() > MAX_WORDS {
-        return Err(Dropped::by(Rule::TooLong));
+        // "I just fixed that broken fence on the east side of my property three weeks ago,
+        // where my goats like to graze, and it's been a huge relief …": the clause up to the
+        // last comma that keeps it short enough says the fact.
+        let text = words.join(" ");
+        let pieces = comma_pieces(&text);
+        let fits = (1..pieces.len()).rev().find_map(|k| {
+            let head = pieces[..k].join(",");
+            let n = head.split_whitespace().count();
+            (2 * MIN_WORDS + 2..=MAX_WORDS).contains(&n).then_some(head)
+        });
+        return match fits {
+            Some(head) => disclosure(&head),
+            None => Err(Dropped::by(Rule::TooLong)),
+        };
     }
     // "checking my email", "intimate ceremony with our family": a first-person word but no
     // subject, a fragment of a sentence whose verb is elsewhere.
@@ -983,8 +1025,13 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
         }
         // "I recently tried HelloFresh and got a 40% discount", "I recently did a charity 5K
         // run": doing a named thing is a fact, not a reaction to the turn before ("I did!").
-        let did_a_named_thing = matches!(*p, "i tried" | "i did" | "i had a great" | "i had fun")
-            && names_something(words)
+        // "I just fixed that broken fence on the east side of my property three weeks ago":
+        // so is a thing done at a time told ("I fixed it" is the chat's moment).
+        let when = told_when(&lower);
+        let did_a_named_thing = matches!(
+            *p,
+            "i tried" | "i did" | "i had a great" | "i had fun" | "i fixed" | "i changed" | "i ran"
+        ) && (names_something(words) || when)
             && words.len() >= 6;
         if !did_a_named_thing && !ongoing(p, &lower) {
             return Err(Dropped::on(Rule::Opening, p));

@@ -363,6 +363,13 @@ pub(crate) const FUTURE: &[&str] = &[
     "month", "soon",
 ];
 
+/// Verbs of giving, whose first object is whom the thing was for ("I got him a bag of dog
+/// food").
+pub(crate) const GIVING: &[&str] = &[
+    "got", "bought", "gave", "made", "sent", "ordered", "brought", "found", "picked", "baked",
+    "knitted", "gifted",
+];
+
 /// What a plan of the moment does ("I'm going to take a break", "… to have a look"): not a plan
 /// of a thing.
 pub(crate) const PLAN_OF_THE_MOMENT: &[&str] = &[
