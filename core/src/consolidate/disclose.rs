@@ -1196,6 +1196,12 @@ fn clauses(text: &str) -> Vec<(String, bool)> {
             .flatten();
         let (s, asks) = match (question, last_comma) {
             (false, _) => (s, None),
+            // "I'm planning a trip to Hawaii in October and I was wondering if you could …",
+            // "I'm thinking of trying a tea subscription - have you heard of any good ones?":
+            // the statement before the asking is the user's.
+            (true, _) if !opens_asking && let Some(i) = asking_starts(&s) => {
+                (s[..i].to_string(), Some(s[i..].trim().to_string()))
+            }
             (true, _) if opens_asking => (String::new(), Some(s.trim().to_string())),
             (true, Some(i)) => (s[..i].to_string(), Some(s[i + 1..].trim().to_string())),
             (true, None) => (String::new(), Some(s.trim().to_string())),
@@ -1365,6 +1371,34 @@ const ASKING: &[&str] = &[
     "how", "what", "what's", "whats", "why", "where", "when", "which", "who", "is", "are", "do",
     "does", "did", "can", "could", "would", "will", "should", "have", "has", "any",
 ];
+
+/// Where the asking starts in a question that opens with a statement: at "and (I) was/am
+/// wondering", "and I'm wondering", or a dash before an asking word.
+fn asking_starts(sentence: &str) -> Option<usize> {
+    let lower = sentence.to_lowercase();
+    let wondering = [
+        " and i was wondering",
+        " and was wondering",
+        " and i'm wondering",
+        " and am wondering",
+        " and i wanted to ask",
+    ]
+    .iter()
+    .filter_map(|m| lower.find(m))
+    .min();
+    let dash = lower.match_indices([' ']).find_map(|(i, _)| {
+        let rest = lower[i + 1..]
+            .strip_prefix("- ")
+            .or_else(|| lower[i + 1..].strip_prefix("– "))?;
+        let next = rest.split_whitespace().next().map(bare)?;
+        ASKING.contains(&next.as_str()).then_some(i)
+    });
+    [wondering, dash]
+        .into_iter()
+        .flatten()
+        .min()
+        .filter(|&i| sentence[..i].split_whitespace().count() >= 3)
+}
 
 /// `part` split at " - ", a short value after a dash kept with what it is of ("a designer
 /// handbag for a pretty penny - $800").
