@@ -25,7 +25,7 @@ fn word_set(text: &str) -> HashSet<String> {
     content_words(text).into_iter().collect()
 }
 
-/// The values a fact states: its numbers ("25", "5K", "$250", "2023") and the names it writes
+/// The values a fact states: its numbers ("25", "5K", "$250", "2023", "four") and the names it writes
 /// with a capital inside the sentence ("Luna", "Seattle"), lowercased, without a trailing "'s".
 /// "User" and "I" are not names.
 fn values(text: &str) -> HashSet<String> {
@@ -37,7 +37,8 @@ fn values(text: &str) -> HashSet<String> {
                 .strip_suffix("'s")
                 .or_else(|| w.strip_suffix("\u{2019}s"))
                 .unwrap_or(w);
-            let number = w.chars().any(|c| c.is_ascii_digit());
+            let number = w.chars().any(|c| c.is_ascii_digit())
+                || crate::words::NUMBER_WORDS.contains(&w.to_lowercase().as_str());
             let name = k > 0
                 && w.chars().next().is_some_and(char::is_uppercase)
                 && !matches!(w, "User" | "I");
@@ -148,6 +149,13 @@ mod tests {
                 true,
             ),
             ("User has two dogs", "User has two cats", None, false),
+            // A number in words is a value too.
+            (
+                "User has tried four Korean restaurants in their city",
+                "User has tried three Korean restaurants in their city",
+                Some(0.97),
+                false,
+            ),
         ] {
             assert_eq!(same(a, b, cos), want, "{a} ~ {b}");
         }

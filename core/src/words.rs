@@ -127,6 +127,44 @@ pub fn stem(word: &str) -> String {
     word.to_string()
 }
 
+/// Numbers written as words: a value as much as "4" is ("User has tried four Korean
+/// restaurants").
+pub const NUMBER_WORDS: &[&str] = &[
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "sixty",
+    "seventy",
+    "eighty",
+    "ninety",
+    "hundred",
+    "thousand",
+    "dozen",
+    "once",
+    "twice",
+    "half",
+];
+
 /// The months, in order, lower-case.
 pub const MONTHS: &[&str] = &[
     "january",
