@@ -47,6 +47,22 @@ fn values(text: &str) -> HashSet<String> {
         .collect()
 }
 
+/// Whether `new` states a number `old` does not, and `old` a number of its own: a newer value
+/// of what `old` counts ("User has completed 30 videos" of "… 20 videos").
+pub fn newer_number(new: &str, old: &str) -> bool {
+    let numbers = |t: &str| -> HashSet<String> {
+        values(t)
+            .into_iter()
+            .filter(|v| {
+                v.chars().any(|c| c.is_ascii_digit())
+                    || crate::words::NUMBER_WORDS.contains(&v.as_str())
+            })
+            .collect()
+    };
+    let (n, o) = (numbers(new), numbers(old));
+    !o.is_empty() && n.iter().any(|v| !o.contains(v))
+}
+
 /// Whether `a` and `b` say the same (`cosine`, when known, of their embeddings). Two facts that
 /// state different values are never the same, however close their embeddings: "User has 25
 /// plants" is a newer value of "User has 20 plants" (about 0.97 apart in MiniLM), not a copy.

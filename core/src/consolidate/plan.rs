@@ -237,14 +237,30 @@ pub fn about_the_same(new: &str, old: &str) -> bool {
     };
     let (n, o) = (substance(new), substance(old));
     let shared = n.iter().any(|w| crate::words::occurs_in(w, &o));
-    let family = FAMILIES.iter().any(|f| {
+    shared || same_family(&n, &o)
+}
+
+/// Whether both word lists hold words of one topic family ("lives" and "moved", "job" and
+/// "hired").
+fn same_family(n: &[String], o: &[String]) -> bool {
+    FAMILIES.iter().any(|f| {
         let has = |ws: &[String]| {
             ws.iter()
                 .any(|w| f.iter().any(|x| crate::words::same_root(w, x)))
         };
-        has(&n) && has(&o)
-    });
-    shared || family
+        has(n) && has(o)
+    })
+}
+
+/// Whether the model's UPDATE of `old` (a fact of the model's) to `new` replaces it: `new` is a
+/// newer number of what `old` counts ("User has completed 30 videos" of "… 20 videos"), or a
+/// newer value of where the user lives, works, who they are with, their name or age ("User moved
+/// to Lisbon" of "User lives in Porto"). A small model otherwise merges two facts of one topic
+/// ("… different types of rice" aimed at "… different types of noodles"): the new one is then a
+/// fact of its own beside the old.
+pub fn replaces(new: &str, old: &str) -> bool {
+    crate::same_fact::newer_number(new, old)
+        || same_family(&content_words(new), &content_words(old))
 }
 
 /// Apply the guards to the model's decision on `c`.
@@ -329,6 +345,7 @@ pub fn decide(
                         add()
                     }
                 }
+                CorrectionOp::Update if !replaces(&new_text, &target.text) => add(),
                 CorrectionOp::Update if d.confidence >= SURE_UPDATE => Planned::Update {
                     target: target.id.clone(),
                     text: new_text,

@@ -99,21 +99,35 @@ fn a_low_confidence_change_to_a_user_fact_is_dropped() {
 
 #[test]
 fn an_unsure_update_of_a_synth_fact_keeps_both() {
-    let synth = rec("s1", "User likes jazz", Source::Synth);
-    let c = cand("User likes bebop jazz");
+    let synth = rec(
+        "s1",
+        "User has completed 20 videos of the series",
+        Source::Synth,
+    );
+    let c = cand("User has completed 30 videos of the series so far");
     let p = decide(
         &c,
-        &verdict(Op::Update, Some("s1"), Some("User likes bebop"), 0.5),
+        &verdict(
+            Op::Update,
+            Some("s1"),
+            Some("User has completed 30 videos"),
+            0.5,
+        ),
         &[&synth],
         &[],
     );
     assert!(
-        matches!(p, Planned::Add { ref text, .. } if text == "User likes bebop jazz"),
+        matches!(p, Planned::Add { ref text, .. } if text == "User has completed 30 videos of the series so far"),
         "{p:?}"
     );
     let p = decide(
         &c,
-        &verdict(Op::Update, Some("s1"), Some("User likes bebop"), 0.8),
+        &verdict(
+            Op::Update,
+            Some("s1"),
+            Some("User has completed 30 videos"),
+            0.8,
+        ),
         &[&synth],
         &[],
     );
@@ -121,9 +135,40 @@ fn an_unsure_update_of_a_synth_fact_keeps_both() {
         p,
         Planned::Update {
             target: "s1".into(),
-            text: "User likes bebop".into()
+            text: "User has completed 30 videos".into()
         }
     );
+}
+
+#[test]
+fn a_sure_update_that_is_no_newer_value_keeps_both() {
+    // A small model merges two facts of one topic; only a newer number, or a newer place, job,
+    // partner, name or age, replaces a fact of its own.
+    let noodles = rec(
+        "s1",
+        "User has been experimenting with different types of noodles lately",
+        Source::Synth,
+    );
+    let c = cand("User has been trying out different types of rice lately");
+    let p = decide(
+        &c,
+        &verdict(Op::Update, Some("s1"), None, 0.9),
+        &[&noodles],
+        &[],
+    );
+    assert!(
+        matches!(p, Planned::Add { ref text, .. } if text == "User has been trying out different types of rice lately"),
+        "{p:?}"
+    );
+    let bay = rec("s2", "User is in the San Francisco Bay Area", Source::Synth);
+    let c = cand("User is driving from San Francisco to New York City");
+    let p = decide(
+        &c,
+        &verdict(Op::Update, Some("s2"), None, 0.9),
+        &[&bay],
+        &[],
+    );
+    assert!(matches!(p, Planned::Add { .. }), "{p:?}");
 }
 
 #[test]
