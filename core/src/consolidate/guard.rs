@@ -168,7 +168,11 @@ fn names(text: &str) -> Vec<String> {
 /// your assistant" → "User's name is Sam").
 pub fn about_assistant(text: &str, cx: &Context) -> Option<Refusal> {
     let said: HashSet<String> = names(cx.assistant_text).into_iter().collect();
-    let typed: HashSet<String> = words(cx.user_text).into_iter().collect();
+    // "Corey Schafer's" typed is "Schafer" named: the possessive is cut on both sides.
+    let typed: HashSet<String> = words(cx.user_text)
+        .into_iter()
+        .map(|w| w.strip_suffix("'s").map(str::to_string).unwrap_or(w))
+        .collect();
     names(text)
         .iter()
         .any(|n| said.contains(n) && !typed.contains(&n.to_lowercase()))

@@ -105,7 +105,8 @@ fn expand(clause: &str) -> String {
 
 /// `clause` with the user as "User": "I'm" → "User is", "I've" → "User has", "my" and "our" →
 /// "User's" (or "their" once the clause is about "User"), "me" and "us" → "them", and the verb
-/// after "I" in the third person. "we" stays, so the guard refuses the clause: who "we" are is
+/// after "I" in the third person. "we" after "User" is "they" (the user and whom the clause
+/// names with them); a "we" before it stays, so the guard refuses the clause: who "we" are is
 /// not in it.
 pub fn third_person(clause: &str) -> String {
     if let Some(name) = name_of(clause) {
@@ -161,6 +162,9 @@ pub fn third_person(clause: &str) -> String {
                 verb_next = false;
                 "is".into()
             }
+            "we" if about_user => "they".into(),
+            "we're" if about_user => "they're".into(),
+            "we've" if about_user => "they've".into(),
             "my" | "our" if about_user => "their".into(),
             "my" | "our" => "User's".into(),
             "ours" => "theirs".into(),
@@ -371,6 +375,16 @@ mod tests {
             (
                 "I live in Leeds and work in York",
                 "User lives in Leeds and works in York",
+            ),
+            // "we" after the user is the user and whom the clause names with them; "we" first
+            // names no one, and stays for the guard to refuse.
+            (
+                "I went to a music festival with some friends, and we saw The Lumineers",
+                "User went to a music festival with some friends, and they saw The Lumineers",
+            ),
+            (
+                "we had a team-building event",
+                "We had a team-building event",
             ),
         ] {
             assert_eq!(third_person(clause), fact, "{clause}");

@@ -147,6 +147,19 @@ fn facts_about_the_assistant() {
         ..cx()
     };
     assert_eq!(about_assistant("User has a flaky USB test", &lower), None);
+    // A name the user typed as a possessive ("Corey Schafer's series", "my Master's degree") is
+    // the user's, though the assistant said it too.
+    let possessive = Context {
+        user_text: "I've done 30 videos of Corey Schafer's Python series for my Master's degree",
+        assistant_text: "Corey Schafer's series is great, and a Master's degree takes Python.",
+        ..cx()
+    };
+    for t in [
+        "User has completed 30 videos of Corey Schafer's Python series",
+        "User is considering going back to school for their Master's degree",
+    ] {
+        assert_eq!(about_assistant(t, &possessive), None, "{t}");
+    }
 }
 
 #[test]
