@@ -38,7 +38,7 @@ fn values(text: &str) -> HashSet<String> {
                 .or_else(|| w.strip_suffix("\u{2019}s"))
                 .unwrap_or(w);
             let number = w.chars().any(|c| c.is_ascii_digit())
-                || crate::words::NUMBER_WORDS.contains(&w.to_lowercase().as_str());
+                || crate::words::COUNT_WORDS.contains(&w.to_lowercase().as_str());
             let name = k > 0
                 && w.chars().next().is_some_and(char::is_uppercase)
                 && !matches!(w, "User" | "I");
@@ -55,7 +55,7 @@ pub fn newer_number(new: &str, old: &str) -> bool {
             .into_iter()
             .filter(|v| {
                 v.chars().any(|c| c.is_ascii_digit())
-                    || crate::words::NUMBER_WORDS.contains(&v.as_str())
+                    || crate::words::COUNT_WORDS.contains(&v.as_str())
             })
             .collect()
     };

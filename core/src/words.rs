@@ -129,7 +129,7 @@ pub fn stem(word: &str) -> String {
 
 /// Numbers written as words: a value as much as "4" is ("User has tried four Korean
 /// restaurants").
-pub const NUMBER_WORDS: &[&str] = &[
+pub const COUNT_WORDS: &[&str] = &[
     "one",
     "two",
     "three",
