@@ -760,7 +760,8 @@ fn resolve_pointing(
 
 /// Whether the pronoun at `at` of `words` is whom the verb's thing was for ("I got him a
 /// 30-pound bag of Acana dog food", "I bought her a pair of silver hoop earrings"): it follows a
-/// verb of giving and comes before a thing named with a number or a name, or in five words or more.
+/// verb of giving and comes before "a", "an", "some" or a number, and what follows it names
+/// something or runs to six words.
 fn recipient(words: &[&str], at: usize, verb: Option<&str>) -> bool {
     let giving = at >= 1 && verb.is_some_and(|v| GIVING.contains(&v) && bare(words[at - 1]) == v);
     let person = matches!(bare(words[at]).as_str(), "him" | "her" | "them");
@@ -1375,7 +1376,9 @@ const ASKING: &[&str] = &[
 /// Where the asking starts in a question that opens with a statement: at "and (I) was/am
 /// wondering", "and I'm wondering", or a dash before an asking word.
 fn asking_starts(sentence: &str) -> Option<usize> {
-    let lower = sentence.to_lowercase();
+    // ASCII lower-casing keeps every byte where it was, so an index in `lower` is one in
+    // `sentence`.
+    let lower = sentence.to_ascii_lowercase();
     let wondering = [
         " and i was wondering",
         " and was wondering",

@@ -1,7 +1,7 @@
 //! The lexicon of consolidation's rules: every word list the rules that find, drop and rewrite
-//! the user's self-disclosures read (disclose, elsewhere, answer, person), the guards' and the
-//! summaries', in one place, each with what it is for. A rule names the list it matched, so
-//! "why was this dropped?" has an answer (`rules`).
+//! the user's self-disclosures read (disclose, relative, elsewhere, answer, person), the guards'
+//! and the summaries', in one place, each with what it is for. A rule names the list it
+//! matched, so "why was this dropped?" has an answer (`rules`).
 
 // ---- disclose
 
@@ -597,6 +597,18 @@ pub(crate) const QUESTION_WORDS: &[&str] = &[
 
 /// First-person openings after which " and " starts a clause of its own.
 pub(crate) const AND_OPENINGS: &[&str] = &["i", "i'm", "im", "i've", "ive", "my", "i'd"];
+
+// ---- relative
+
+/// Words before a thing's name that make it a place or a service, not the thing a relative
+/// clause tells of ("something similar to X on Hulu, which I'm enjoying").
+pub(crate) const NOT_THE_THING: &[&str] = &["on", "at", "in", "from", "via", "through"];
+
+/// Verbs after "which I" that are no verb of the user's doing with the thing.
+pub(crate) const NOT_A_DOING: &[&str] = &[
+    "am", "was", "be", "been", "being", "will", "would", "could", "should", "might", "may", "can",
+    "think", "guess", "hope", "want", "wish", "mean", "need",
+];
 
 // ---- elsewhere
 

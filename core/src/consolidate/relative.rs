@@ -1,23 +1,15 @@
 //! A fact the user tells in a relative clause about their own thing, inside a question or after
-//! a clause that is no fact itself: "Can you
-//! recommend games similar to Celeste, which took me 10 hours to complete?" says "It took me 10
-//! hours to complete Celeste"; "… reminders for my gym sessions, which I usually go to at 7:00 pm
-//! on Mondays?" says "I usually go to my gym sessions at 7:00 pm on Mondays". The question is
-//! still a question; the clause is a disclosure of its own, built only of the user's words.
+//! a clause that is no fact itself: "Can you recommend games similar to Celeste, which took me
+//! 10 hours to complete?" says "It took me 10 hours to complete Celeste"; "… reminders for my gym
+//! sessions, which I usually go to at 7:00 pm on Mondays?" says "I usually go to my gym sessions
+//! at 7:00 pm on Mondays". The question is still a question; the clause is a disclosure of its
+//! own, built only of the user's words.
 
 use super::disclose::{last_title, my_thing};
-use super::lexicon::{ADVERBS, INTENSIFIERS, NOT_FACTUAL, PREPOSITIONS, SECOND_PERSON};
+use super::lexicon::{
+    ADVERBS, INTENSIFIERS, NOT_A_DOING, NOT_FACTUAL, NOT_THE_THING, PREPOSITIONS, SECOND_PERSON,
+};
 use crate::words::bare;
-
-/// Words before a thing's name that make it a place or a service, not the thing the relative
-/// clause tells of ("something similar to X on Hulu, which I'm enjoying").
-const NOT_THE_THING: &[&str] = &["on", "at", "in", "from", "via", "through"];
-
-/// Verbs after "which I" that are no verb of the user's doing with the thing.
-const NOT_A_DOING: &[&str] = &[
-    "am", "was", "be", "been", "being", "will", "would", "could", "should", "might", "may", "can",
-    "think", "guess", "hope", "want", "wish", "mean", "need",
-];
 
 /// The statement a relative clause of `text` makes about the thing it follows, if it makes one.
 pub fn told_of_the_thing(text: &str) -> Option<String> {
@@ -51,7 +43,7 @@ pub fn told_of_the_thing(text: &str) -> Option<String> {
 fn thing_at_end(piece: &str) -> Option<String> {
     let words: Vec<&str> = piece.split_whitespace().collect();
     let last = bare(words.last()?);
-    if let Some((mine, _)) = my_thing(&piece.replace("My ", "my "))
+    if let Some((mine, _)) = my_thing(piece)
         && mine.rsplit(' ').next().is_some_and(|w| bare(w) == last)
     {
         return Some(mine);
