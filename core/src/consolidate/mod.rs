@@ -721,7 +721,7 @@ fn summarise(
     cx: &guard::Context,
 ) -> Result<Result<String, Refused>, ModelError> {
     let lines: Vec<&session::Line> = s.lines.iter().collect();
-    let log = prompt::render_log(&lines, prompt::SESSION_CHARS / 2);
+    let log = prompt::render_for_summary(&lines);
     let reply = model.generate(
         &prompt::summarise(&log),
         &grammar::summary(),

@@ -45,6 +45,22 @@ pub fn strip_recalled(text: &str) -> String {
 /// lines are kept when it does not all fit). Only the user's typed messages and the assistant's
 /// replies are included; system prompts and tool output are not.
 pub fn render_log(lines: &[&Line], budget: usize) -> String {
+    render(lines, budget, usize::MAX)
+}
+
+/// Characters of session text a summary prompt reads at most.
+pub const SUMMARY_CHARS: usize = 2400;
+/// Characters of each assistant reply a summary prompt reads at most: a summary says what the
+/// user did, asked or decided, and a reply's opening says what it answers.
+pub const SUMMARY_REPLY_CHARS: usize = 160;
+
+/// The log a summary reads: [`render_log`] within [`SUMMARY_CHARS`], each assistant reply cut
+/// to its first [`SUMMARY_REPLY_CHARS`] characters (at a word's end).
+pub fn render_for_summary(lines: &[&Line]) -> String {
+    render(lines, SUMMARY_CHARS, SUMMARY_REPLY_CHARS)
+}
+
+fn render(lines: &[&Line], budget: usize, reply_chars: usize) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut used = 0;
     for l in lines.iter().rev() {
@@ -57,6 +73,11 @@ pub fn render_log(lines: &[&Line], budget: usize) -> String {
         if content.is_empty() {
             continue;
         }
+        let content = if l.role == "assistant" {
+            clip(content, reply_chars)
+        } else {
+            content
+        };
         let line = format!("{}: {}", l.role, content.replace('\n', " "));
         let n = line.chars().count() + 1;
         if used + n > budget {
@@ -70,6 +91,18 @@ pub fn render_log(lines: &[&Line], budget: usize) -> String {
     }
     kept.reverse();
     kept.join("\n")
+}
+
+/// `text` cut to at most `max` characters, at the end of a word when there is one.
+fn clip(text: &str, max: usize) -> &str {
+    let Some((end, _)) = text.char_indices().nth(max) else {
+        return text;
+    };
+    let head = &text[..end];
+    match head.rfind(char::is_whitespace) {
+        Some(space) if space > 0 => head[..space].trim_end(),
+        _ => head,
+    }
 }
 
 fn fence(log: &str) -> String {
@@ -231,6 +264,41 @@ mod tests {
             "user: first message here\nassistant: reply\nuser: newest"
         );
         assert_eq!(render_log(&all, 30), "assistant: reply\nuser: newest");
+    }
+
+    #[test]
+    fn a_summary_reads_the_users_lines_whole_and_each_replys_opening() {
+        let long_reply = format!(
+            "Korean BBQ for a crowd: bulgogi and galbi. {}",
+            "word ".repeat(200)
+        );
+        let ask = "I'm planning a dinner party for twelve and need help with the menu";
+        let (a, b) = (line("user", ask), line("assistant", &long_reply));
+        let log = render_for_summary(&[&a, &b]);
+        let (user, reply) = log.split_once('\n').expect("two lines");
+        assert_eq!(user, format!("user: {ask}"));
+        assert!(reply.starts_with("assistant: Korean BBQ for a crowd: bulgogi and galbi. word"));
+        assert!(
+            reply.len() <= "assistant: ".len() + SUMMARY_REPLY_CHARS,
+            "{reply}"
+        );
+        assert!(reply.ends_with("word"), "cut at a word's end: {reply}");
+        // Within the budget, newest lines first.
+        let many: Vec<Line> = (0..200)
+            .map(|i| line("user", &format!("line {i} of the user's long story")))
+            .collect();
+        let refs: Vec<&Line> = many.iter().collect();
+        let log = render_for_summary(&refs);
+        assert!(log.chars().count() <= SUMMARY_CHARS);
+        assert!(log.ends_with("line 199 of the user's long story"));
+    }
+
+    #[test]
+    fn clip_cuts_at_a_words_end_and_keeps_short_text() {
+        assert_eq!(clip("short", 10), "short");
+        assert_eq!(clip("one two three", 9), "one two");
+        assert_eq!(clip("unbroken", 4), "unbr");
+        assert_eq!(clip("héllo wörld", 8), "héllo");
     }
 
     #[test]
