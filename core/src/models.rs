@@ -33,6 +33,9 @@ pub struct Generation {
     #[serde(default)]
     pub cached_tokens: usize,
     pub gen_tokens: usize,
+    /// Of `gen_tokens`, those a draft had guessed and decoded ahead ([`Generator::generate_drafted`]).
+    #[serde(default)]
+    pub drafted_tokens: usize,
     pub prompt_ms: f64,
     pub gen_ms: f64,
 }
@@ -45,4 +48,19 @@ pub trait Generator {
         grammar: &str,
         max_tokens: usize,
     ) -> Result<Generation, ModelError>;
+
+    /// [`Generator::generate`], told what the reply likely is: `draft`, the whole reply text the
+    /// caller expects. A generator may decode the draft's tokens many at a time and keep those
+    /// it would have picked itself; the reply is the one `generate` gives, sooner when the guess
+    /// is right. By default the draft is not used.
+    fn generate_drafted(
+        &mut self,
+        messages: &[Message],
+        grammar: &str,
+        max_tokens: usize,
+        draft: Option<&str>,
+    ) -> Result<Generation, ModelError> {
+        let _ = draft;
+        self.generate(messages, grammar, max_tokens)
+    }
 }

@@ -120,6 +120,7 @@ fn main() {
                 deadline: Duration::from_secs(600),
                 n_ctx: 4096,
                 cancel: &std::sync::atomic::AtomicBool::new(false),
+                draft: None,
             };
             let (out, _) = llama.generate_with(&messages, &params).expect("generate");
             pp.push(out.prompt_tokens as f64 / out.prompt_ms * 1e3);

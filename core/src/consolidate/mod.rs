@@ -496,10 +496,12 @@ fn rewritten(
     for d in disclosures {
         let ruled = person::third_person(&d.clause);
         let text = if by_model && !person::is_name(&ruled) {
-            let reply = model.generate(
+            // The rule's own sentence is most of the model's reply: a guess that saves decoding.
+            let reply = model.generate_drafted(
                 &prompt::rewrite(&d.clause),
                 &grammar::fact(),
                 REWRITE_TOKENS,
+                Some(&prompt::fact_reply(&ruled)),
             )?;
             parse::fact(&reply.text)
                 .filter(|f| {
@@ -598,10 +600,12 @@ fn consider(
         .map(|(r, _)| (r.id.clone(), r.text.clone()))
         .collect();
     let ids: Vec<String> = pairs.iter().map(|(id, _)| id.clone()).collect();
-    let reply = match model.generate(
+    // The small model mostly copies its worked example's shape and the candidate's text.
+    let reply = match model.generate_drafted(
         &prompt::decide(&c.text, &pairs),
         &grammar::decision(&ids),
         DECIDE_TOKENS,
+        Some(&prompt::decision_reply(&ids[0], &c.text)),
     ) {
         Ok(r) => r,
         Err(e) => return skip(&format!("the model failed: {e}")),

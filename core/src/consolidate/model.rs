@@ -33,6 +33,17 @@ impl<'g, 'c> Model<'g, 'c> {
         grammar: &str,
         max: usize,
     ) -> Result<Generation, ModelError> {
+        self.generate_drafted(messages, grammar, max, None)
+    }
+
+    /// [`Model::generate`] with a guess at the reply ([`Generator::generate_drafted`]).
+    pub(super) fn generate_drafted(
+        &mut self,
+        messages: &[Message],
+        grammar: &str,
+        max: usize,
+        draft: Option<&str>,
+    ) -> Result<Generation, ModelError> {
         let generator = match &mut self.loaded {
             Some(g) => g,
             None => {
@@ -46,11 +57,12 @@ impl<'g, 'c> Model<'g, 'c> {
                 g
             }
         };
-        let g = generator.generate(messages, grammar, max)?;
+        let g = generator.generate_drafted(messages, grammar, max, draft)?;
         self.usage.calls += 1;
         self.usage.prompt_tokens += g.prompt_tokens;
         self.usage.cached_tokens += g.cached_tokens;
         self.usage.gen_tokens += g.gen_tokens;
+        self.usage.drafted_tokens += g.drafted_tokens;
         self.usage.prompt_ms += g.prompt_ms;
         self.usage.gen_ms += g.gen_ms;
         Ok(g)

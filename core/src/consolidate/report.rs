@@ -65,6 +65,9 @@ pub struct ModelUse {
     /// Of `prompt_tokens`, those kept from an earlier call (a shared prefix), not decoded again.
     pub cached_tokens: usize,
     pub gen_tokens: usize,
+    /// Of `gen_tokens`, those a draft had already decoded (the rule's text of a rewrite).
+    #[serde(default)]
+    pub drafted_tokens: usize,
     pub prompt_ms: f64,
     pub gen_ms: f64,
     pub load_ms: f64,

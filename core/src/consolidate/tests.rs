@@ -46,6 +46,7 @@ impl Generator for Scripted {
             prompt_tokens: 10,
             cached_tokens: 0,
             gen_tokens: 5,
+            drafted_tokens: 0,
             prompt_ms: 1.0,
             gen_ms: 1.0,
         })

@@ -111,7 +111,7 @@ fn human(r: &Report) -> String {
         }
     };
     out.push_str(&format!(
-        "read {} session(s) in {:.1} s; model: {} call(s), {} prompt tokens ({} kept from a shared prefix, the rest at {:.0}/s), {} generated ({:.0}/s)\n",
+        "read {} session(s) in {:.1} s; model: {} call(s), {} prompt tokens ({} kept from a shared prefix, the rest at {:.0}/s), {} generated ({} of them guessed ahead, {:.0}/s)\n",
         r.sessions_read,
         r.duration_ms / 1e3,
         m.calls,
@@ -119,6 +119,7 @@ fn human(r: &Report) -> String {
         m.cached_tokens,
         rate(m.prompt_tokens.saturating_sub(m.cached_tokens), m.prompt_ms),
         m.gen_tokens,
+        m.drafted_tokens,
         rate(m.gen_tokens, m.gen_ms),
     ));
     for s in &r.logs_not_read {

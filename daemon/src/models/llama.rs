@@ -11,6 +11,7 @@
 //! Caveat: llama.cpp aborts the whole process on internal assertions it considers impossible;
 //! run generation in a child process if that matters.
 
+mod draft;
 mod gguf;
 mod sampling;
 mod warm;
@@ -33,6 +34,7 @@ pub use gguf::{GgufError, check_gguf};
 pub use sampling::Sampling;
 
 use super::cpu_share::Threads;
+use draft::{Draft, Step};
 use sampling::TokenSampler;
 use warm::{Loaded, Warm, WarmSlot};
 
@@ -99,6 +101,9 @@ pub struct GenParams<'a> {
     /// Set from elsewhere (a SIGTERM handler) to abandon the call at the next prompt chunk or
     /// token with [`LlamaError::Cancelled`].
     pub cancel: &'a AtomicBool,
+    /// The text the reply likely is, checked a batch of tokens at a time ([`draft`]): the same
+    /// reply, in fewer decode steps when the guess is right.
+    pub draft: Option<&'a str>,
 }
 
 /// Why generation stopped.
@@ -307,11 +312,15 @@ impl Llama {
     }
 
     /// Samples tokens after [`Llama::prefill`] until EOS/EOG, `max_tokens`, the deadline, or
-    /// `on_piece` (given the text of each token as it is decoded) returns `false`.
+    /// `on_piece` (given the text of each token as it is decoded) returns `false`. Each sampled
+    /// token is decoded with the `draft`'s next guesses, when it is the draft's; a guessed token
+    /// the sampler then picks is already decoded ([`draft`]).
+    #[allow(clippy::too_many_arguments)]
     fn sample_loop(
         &self,
         p: &mut Prefilled<'_>,
         sampler: &mut TokenSampler,
+        draft: &mut Draft,
         max_tokens: usize,
         deadline: Instant,
         cancel: &AtomicBool,
@@ -321,32 +330,52 @@ impl Llama {
         let max_tokens = max_tokens.min(p.room);
         let mut piece: Vec<u8> = Vec::new();
         let mut n_gen = 0usize;
-        while n_gen < max_tokens {
+        // The batch index of the logits the next token is sampled from.
+        let mut at = p.batch.n_tokens() - 1;
+        let stopped = loop {
+            if n_gen >= max_tokens {
+                break StopReason::MaxTokens;
+            }
             check(cancel)?;
             if Instant::now() >= deadline {
-                return Ok((n_gen, StopReason::Deadline));
+                break StopReason::Deadline;
             }
-            let token = sampler.sample(&p.warm.ctx, p.batch.n_tokens() - 1)?;
+            let token = sampler.sample(&p.warm.ctx, at)?;
             if vocab.is_eog(token) {
-                return Ok((n_gen, StopReason::Eos));
+                break StopReason::Eos;
             }
             n_gen += 1;
             piece.clear();
             vocab.token_to_piece_into(token, &mut piece, false, None);
             if !on_piece(&piece) {
-                return Ok((n_gen, StopReason::Stopped));
+                break StopReason::Stopped;
             }
             if n_gen == max_tokens {
-                break;
+                break StopReason::MaxTokens;
             }
+            match draft.step(token) {
+                Step::InPlace => {
+                    at += 1;
+                    continue;
+                }
+                Step::Missed(n) => p.warm.keep(p.warm.tokens.len() - n),
+                Step::Decode => {}
+            }
+            // Guesses past the last token that may still be sampled are never used.
+            let guesses = draft.guesses(max_tokens - n_gen - 1);
             p.batch.clear();
-            p.batch
-                .add(token, position(p.warm.tokens.len())?, &[0], true)
-                .map_err(|e| LlamaError::Decode(e.to_string()))?;
-            p.warm.tokens.push(token);
+            for &tok in std::iter::once(&token).chain(guesses) {
+                p.batch
+                    .add(tok, position(p.warm.tokens.len())?, &[0], true)
+                    .map_err(|e| LlamaError::Decode(e.to_string()))?;
+                p.warm.tokens.push(tok);
+            }
             decode(&mut p.warm.ctx, &mut p.batch)?;
-        }
-        Ok((n_gen, StopReason::MaxTokens))
+            at = 0;
+        };
+        // The context holds only what was sampled: guesses never picked are dropped.
+        p.warm.keep(p.warm.tokens.len() - draft.ahead());
+        Ok((n_gen, stopped))
     }
 
     /// Prefills, then samples with `sampler`, passing each token's text to `on_piece`. The
@@ -355,6 +384,7 @@ impl Llama {
     fn run(
         &self,
         messages: &[Message],
+        draft: Option<&str>,
         sampler: &mut TokenSampler,
         bounds: Bounds<'_>,
         on_piece: &mut dyn FnMut(&[u8]) -> bool,
@@ -370,20 +400,29 @@ impl Llama {
             let mut p = self.prefill(model, slot, messages, n_ctx, deadline, cancel)?;
             let prompt_ms = start.elapsed().as_secs_f64() * 1e3;
             let gen_start = Instant::now();
-            let (n_gen, stopped) =
-                self.sample_loop(&mut p, sampler, max_tokens, deadline, cancel, on_piece)?;
+            let mut draft = Draft::new(draft.map_or_else(Vec::new, |d| {
+                model.vocab().tokenize(d.as_bytes(), false, false)
+            }));
+            let (n_gen, stopped) = self.sample_loop(
+                &mut p, sampler, &mut draft, max_tokens, deadline, cancel, on_piece,
+            )?;
             let generation = Generation {
                 text: String::new(),
                 prompt_tokens: p.n_prompt,
                 cached_tokens: p.reused,
                 gen_tokens: n_gen,
+                drafted_tokens: draft.taken(),
                 prompt_ms,
                 gen_ms: gen_start.elapsed().as_secs_f64() * 1e3,
             };
             tracing::trace!(
                 prompt = p.n_prompt,
                 reused = p.reused,
-                "llama: prompt decoded past its warm prefix"
+                prompt_ms = generation.prompt_ms,
+                generated = n_gen,
+                drafted = generation.drafted_tokens,
+                gen_ms = generation.gen_ms,
+                "llama: prompt decoded past its warm prefix, then sampled"
             );
             *slot
                 .lock()
@@ -411,10 +450,11 @@ impl Llama {
             deadline,
             cancel: params.cancel,
         };
-        let (mut generation, stopped) = self.run(messages, &mut sampler, bounds, &mut |piece| {
-            bytes.extend_from_slice(piece);
-            true
-        })?;
+        let (mut generation, stopped) =
+            self.run(messages, params.draft, &mut sampler, bounds, &mut |piece| {
+                bytes.extend_from_slice(piece);
+                true
+            })?;
         generation.text = String::from_utf8_lossy(&bytes).into_owned();
         Ok((generation, stopped))
     }
@@ -442,19 +482,20 @@ impl Llama {
         let mut sampler = TokenSampler::chat(self.model(), sampling)?;
         let mut pending: Vec<u8> = Vec::new();
         let mut text = String::new();
-        let (mut generation, stopped) = self.run(messages, &mut sampler, bounds, &mut |piece| {
-            pending.extend_from_slice(piece);
-            let whole = match std::str::from_utf8(&pending) {
-                Ok(s) => s.len(),
-                Err(e) if e.error_len().is_none() => e.valid_up_to(),
-                // Not UTF-8 and never will be: pass it on replaced.
-                Err(_) => pending.len(),
-            };
-            let out = String::from_utf8_lossy(&pending[..whole]).into_owned();
-            pending.drain(..whole);
-            text.push_str(&out);
-            out.is_empty() || on_text(&out)
-        })?;
+        let (mut generation, stopped) =
+            self.run(messages, None, &mut sampler, bounds, &mut |piece| {
+                pending.extend_from_slice(piece);
+                let whole = match std::str::from_utf8(&pending) {
+                    Ok(s) => s.len(),
+                    Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                    // Not UTF-8 and never will be: pass it on replaced.
+                    Err(_) => pending.len(),
+                };
+                let out = String::from_utf8_lossy(&pending[..whole]).into_owned();
+                pending.drain(..whole);
+                text.push_str(&out);
+                out.is_empty() || on_text(&out)
+            })?;
         generation.text = text;
         Ok((generation, stopped))
     }
@@ -494,12 +535,24 @@ impl Generator for Llama {
         grammar: &str,
         max_tokens: usize,
     ) -> Result<Generation, ModelError> {
+        self.generate_drafted(messages, grammar, max_tokens, None)
+    }
+
+    /// The same, the draft checked a batch of tokens at a time.
+    fn generate_drafted(
+        &mut self,
+        messages: &[Message],
+        grammar: &str,
+        max_tokens: usize,
+        draft: Option<&str>,
+    ) -> Result<Generation, ModelError> {
         let params = GenParams {
             max_tokens,
             grammar: Some(grammar),
             deadline: DEADLINE,
             n_ctx: N_CTX,
             cancel: &self.cancel,
+            draft,
         };
         self.generate_with(messages, &params)
             .map(|(generation, _)| generation)
@@ -541,6 +594,7 @@ mod tests {
             deadline: Duration::from_secs(120),
             n_ctx: 2048,
             cancel: &NEVER,
+            draft: None,
         }
     }
 
@@ -654,6 +708,62 @@ mod tests {
         let (e, _) = warm.generate_with(&second, &other_size).expect("forgotten");
         assert_eq!(e.cached_tokens, 0);
         assert_eq!(e.text, c.text);
+    }
+
+    /// A draft changes the time, not the text: right, wrong from its first word, wrong in its
+    /// middle, and longer than the reply, the reply is the undrafted one; a right draft's tokens
+    /// are taken in place, and a drafted call leaves the context as an undrafted one would
+    /// (the next call reuses the same prefix and says the same).
+    #[test]
+    fn a_draft_changes_the_time_not_the_reply() {
+        let Some(path) = model_path() else { return };
+        let g = Llama::load(&path, Some(2)).expect("load");
+        let fact = grammar::fact();
+        let messages = prompt::rewrite(
+            "I just adopted a beagle named Biscuit and I walk him every morning before work",
+        );
+        let plain = params(Some(&fact), 48);
+        let held = |g: &Llama| {
+            g.loaded.with_dependent(|_, slot| {
+                let slot = slot.lock().expect("slot");
+                slot.as_ref().map(|w| w.tokens.clone()).unwrap_or_default()
+            })
+        };
+        g.forget();
+        let (want, _) = g.generate_with(&messages, &plain).expect("plain");
+        assert_eq!(want.drafted_tokens, 0);
+        let want_held = held(&g);
+        let half: String = want.text.chars().take(want.text.len() / 2).collect();
+        let drafts = [
+            want.text.clone(),
+            r#"{"fact": "Somebody else entirely"}"#.to_string(),
+            format!("{half} a cat named Mochi who sleeps all day\"}}"),
+            format!("{} and more words past the end", want.text),
+        ];
+        for draft in &drafts {
+            g.forget();
+            let mut p = plain;
+            p.draft = Some(draft);
+            let (got, _) = g.generate_with(&messages, &p).expect("drafted");
+            assert_eq!(got.text, want.text, "draft {draft:?} changed the reply");
+            assert_eq!(got.gen_tokens, want.gen_tokens);
+            assert!(
+                held(&g) == want_held,
+                "guesses never picked stay in the context"
+            );
+            // The next call on the same context: the prompt is reused as after a plain call.
+            let (next, _) = g.generate_with(&messages, &plain).expect("after");
+            assert_eq!(next.text, want.text);
+            assert_eq!(next.cached_tokens, next.prompt_tokens - 1, "{draft:?}");
+        }
+        g.forget();
+        let mut right = plain;
+        right.draft = Some(&want.text);
+        let (got, _) = g.generate_with(&messages, &right).expect("right");
+        assert!(
+            got.drafted_tokens + 2 >= got.gen_tokens,
+            "a right draft is taken in place: {got:?}"
+        );
     }
 
     /// The grammars consolidation really runs (core's), through the `Generator` trait as a pass

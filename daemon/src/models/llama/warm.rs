@@ -53,17 +53,7 @@ pub(super) fn take_context<'m>(
     if let Some(mut warm) = warm.filter(|w| w.n_ctx == n_ctx && w.n_threads == n_threads) {
         // At least the prompt's last token is decoded again: its logits start the reply.
         let keep = shared_prefix(&warm.tokens, tokens).min(tokens.len() - 1);
-        let removed = u32::try_from(keep).is_ok_and(|k| {
-            warm.ctx
-                .clear_kv_cache_seq(Some(0), Some(k), None)
-                .unwrap_or(false)
-        });
-        if removed {
-            warm.tokens.truncate(keep);
-        } else {
-            warm.ctx.clear_kv_cache();
-            warm.tokens.clear();
-        }
+        warm.keep(keep);
         return Ok(warm);
     }
     let n_batch = n_ctx.min(512);
@@ -84,6 +74,27 @@ pub(super) fn take_context<'m>(
         n_threads,
         tokens: Vec::new(),
     })
+}
+
+impl Warm<'_> {
+    /// Forget the KV past the first `keep` tokens (all of it when llama.cpp cannot remove a
+    /// part).
+    pub(super) fn keep(&mut self, keep: usize) {
+        if keep >= self.tokens.len() {
+            return;
+        }
+        let removed = u32::try_from(keep).is_ok_and(|k| {
+            self.ctx
+                .clear_kv_cache_seq(Some(0), Some(k), None)
+                .unwrap_or(false)
+        });
+        if removed {
+            self.tokens.truncate(keep);
+        } else {
+            self.ctx.clear_kv_cache();
+            self.tokens.clear();
+        }
+    }
 }
 
 /// How many leading tokens `a` and `b` share.
