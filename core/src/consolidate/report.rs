@@ -65,7 +65,8 @@ pub struct ModelUse {
     /// Of `prompt_tokens`, those kept from an earlier call (a shared prefix), not decoded again.
     pub cached_tokens: usize,
     pub gen_tokens: usize,
-    /// Of `gen_tokens`, those a draft had already decoded (the rule's text of a rewrite).
+    /// Of `gen_tokens`, those a draft had already decoded (a rewrite's rule sentence, a
+    /// decision in its worked example's shape).
     #[serde(default)]
     pub drafted_tokens: usize,
     pub prompt_ms: f64,

@@ -13,12 +13,12 @@ use llama_cpp_2::token::LlamaToken;
 /// token decoded alone (its logits are computed too), so a long wrong guess costs more than it
 /// can save: the window starts here, shrinks to [`MIN_AHEAD`] where the guess was wrong, and
 /// doubles back each time a whole window was right.
-pub(super) const MAX_AHEAD: usize = 16;
+const MAX_AHEAD: usize = 16;
 /// The window after a wrong guess.
-pub(super) const MIN_AHEAD: usize = 4;
+const MIN_AHEAD: usize = 4;
 
 /// The guess and how far it has been right.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Draft {
     tokens: Vec<LlamaToken>,
     /// The guess's next token: the one the sampler is expected to pick next (`None`: off the
@@ -52,8 +52,11 @@ impl Draft {
         Draft {
             tokens,
             next: Some(0),
+            left: 0,
+            last: [None; 2],
+            ahead: 0,
+            taken: 0,
             window: MAX_AHEAD,
-            ..Draft::default()
         }
     }
 
@@ -195,7 +198,7 @@ mod tests {
 
     #[test]
     fn no_guess_and_a_first_token_that_misses_decode_one_at_a_time() {
-        let mut none = Draft::default();
+        let mut none = Draft::new(Vec::new());
         assert_eq!(none.step(LlamaToken(1)), Step::Decode);
         assert!(none.guesses(10).is_empty());
         let mut d = Draft::new(t(&[1, 2]));
