@@ -18,6 +18,24 @@ const STOP_WORDS: &[&str] = &[
     "today", "one", "make", "go", "going", "say", "said", "see",
 ];
 
+/// `text` case-folded without moving a byte: each character lower-cased where its lower case is
+/// one character of the same length in UTF-8, else kept as it is ("İ", whose lower case is two
+/// characters, and the Kelvin sign, whose lower case is one byte). An offset found in the result
+/// is the same offset in `text`, so a cut there never lands inside a character or on another one.
+/// Every rule that finds a place in a folded copy and cuts the original uses this, never
+/// `to_lowercase`.
+pub fn fold(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            let mut lower = c.to_lowercase();
+            match (lower.next(), lower.next()) {
+                (Some(l), None) if l.len_utf8() == c.len_utf8() => l,
+                _ => c,
+            }
+        })
+        .collect()
+}
+
 /// Lower-cased words of `text`, apostrophes kept inside a word ("i'm", "user's"), typographic
 /// apostrophes made plain.
 pub fn tokens(text: &str) -> Vec<String> {
@@ -192,6 +210,26 @@ pub fn month(w: &str) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn fold_keeps_every_byte_where_it_was() {
+        for text in [
+            "I live in İstanbul",
+            "\u{212A}elvin and \u{2126}hm",
+            "STRASSE and \u{1E9E}",
+            "Ünïcödé ΣΑΣ 我喜欢猫",
+            "",
+        ] {
+            let f = fold(text);
+            assert_eq!(f.len(), text.len(), "{text:?}");
+            assert!(
+                text.char_indices().all(|(i, _)| f.is_char_boundary(i)),
+                "{text:?} -> {f:?}"
+            );
+        }
+        assert_eq!(fold("I LIVE in İstanbul"), "i live in İstanbul");
+        assert_eq!(fold("ÜBER"), "über");
+    }
+
     use super::*;
 
     #[test]

@@ -12,6 +12,14 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Serialize, Deserialize)]
 struct Case {
+    /// Where the case comes from: a dataset ("longmemeval", "persona-valid", "xpersona-fr") or
+    /// "hand" (written here, e.g. from a defect a user or a probe found).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    source: Option<String>,
+    /// The rule the case is for, where it was added for one: an example where it fires or where
+    /// it must not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rule: Option<String>,
     /// What the assistant said before, if anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     assistant: Option<String>,

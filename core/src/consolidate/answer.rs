@@ -6,8 +6,8 @@
 //! Only yes-answers and short noun phrases are read; a "no", a hedge or a long reply is left to
 //! the clause rules (a reply that says "I …" is a disclosure of its own).
 
-use super::lexicon::{LIKE_VERBS, OPENERS, YES};
-use crate::words::{bare, tokens};
+use super::lexicon::{LIKE_VERBS, OPENERS, YES, YES_ALONE};
+use crate::words::{bare, fold, tokens};
 
 /// The longest reply (in words) read as a noun phrase answering a question.
 const MAX_PHRASE_WORDS: usize = 6;
@@ -38,10 +38,18 @@ fn first_sentence(reply: &str) -> &str {
     t[..end].trim()
 }
 
-/// The reply after a yes-word, if it opens with one: `Some("")` for a bare yes.
+/// The reply after a yes-word, if it opens with one: `Some("")` for a bare yes. Only a plain yes
+/// says the question's claim: "yes", "yeah", "definitely", … with anything after it, or "I do",
+/// "I am", "I'm" standing alone. A reply with its own subject and verb ("I'm a night owl", "I am
+/// retired") is its own fact, judged as itself by the clause rules.
 fn after_yes(reply: &str) -> Option<String> {
-    let s = first_sentence(reply);
-    let lower = s.to_lowercase().replace('\u{2019}', "'");
+    // Typographic apostrophes made plain in the reply itself, so every offset of the folded copy
+    // is one of the text it cuts.
+    let s = first_sentence(reply).replace('\u{2019}', "'");
+    let lower = fold(&s);
+    if YES_ALONE.contains(&lower.trim_end_matches([',', '!', '.'])) {
+        return Some(String::new());
+    }
     for y in YES {
         if lower == *y {
             return Some(String::new());
@@ -51,9 +59,9 @@ fn after_yes(reply: &str) -> Option<String> {
             if lower.starts_with(&p) {
                 let rest = s[p.len()..].trim_start_matches([',', ' ', '!']).trim();
                 // "Yes, I do." says no more than yes.
-                let bare_rest = rest.to_lowercase();
-                let said_nothing = YES.contains(&bare_rest.as_str())
-                    || matches!(bare_rest.as_str(), "i do" | "i have" | "i am" | "we do");
+                let bare_rest = fold(rest);
+                let said_nothing =
+                    YES.contains(&bare_rest.as_str()) || YES_ALONE.contains(&bare_rest.as_str());
                 return Some(if said_nothing {
                     String::new()
                 } else {
@@ -123,8 +131,7 @@ fn noun_phrase(s: &str) -> bool {
 
 /// The words of `question` after `prefix` (matched case-insensitively on whole words).
 fn after<'q>(question: &'q str, prefix: &str) -> Option<&'q str> {
-    let lower = question.to_lowercase();
-    if lower.starts_with(&format!("{prefix} ")) {
+    if fold(question).starts_with(&format!("{prefix} ")) {
         Some(question[prefix.len() + 1..].trim())
     } else {
         None

@@ -896,7 +896,7 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
     }
     let mut clause = clause.to_string();
     for n in NOW {
-        if let Some(i) = clause.to_lowercase().find(n) {
+        if let Some(i) = crate::words::fold(&clause).find(n) {
             clause.replace_range(i..i + n.len(), "");
         }
     }

@@ -747,14 +747,13 @@ pub(crate) const YES: &[&str] = &[
     "definitely",
     "absolutely",
     "of course",
-    "i do",
-    "i am",
-    "i have",
-    "i did",
-    "i'm",
     "indeed",
     "totally",
 ];
+
+/// A yes that is one only when nothing follows it: "I do." answers "Do you …?", but "I'm a night
+/// owl" answers "Are you a morning person?" with a fact of its own.
+pub(crate) const YES_ALONE: &[&str] = &["i do", "i am", "i have", "i did", "i'm", "we do"];
 
 /// Filler a question may open with.
 pub(crate) const OPENERS: &[&str] = &[
