@@ -15,6 +15,7 @@ use crate::same_fact::key as fact_key;
 use crate::store::Snapshot;
 use crate::store::archive::ArchiveReason;
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
+use crate::store::state::SetAside;
 
 /// One planned change, with the sessions it came from and the user's words it was written from.
 pub(super) struct Change {
@@ -35,6 +36,7 @@ pub(super) fn apply(
     changes: Vec<Change>,
     read_to: &[(String, usize)],
     summarised: &[String],
+    set_aside: &[(String, SetAside)],
     report: &mut Report,
 ) {
     let now = pass.now;
@@ -181,11 +183,13 @@ pub(super) fn apply(
         snap.archive_record(gone, ArchiveReason::Expired, now);
     }
     for (id, lines) in read_to {
-        snap.state
-            .sessions
-            .entry(id.clone())
-            .or_default()
-            .lines_read = *lines;
+        let mark = snap.state.sessions.entry(id.clone()).or_default();
+        mark.lines_read = *lines;
+        // Read whole this time: a log set aside by an older version is back.
+        mark.set_aside = None;
+    }
+    for (id, aside) in set_aside {
+        snap.state.sessions.entry(id.clone()).or_default().set_aside = Some(aside.clone());
     }
     for id in summarised {
         snap.state
@@ -243,7 +247,7 @@ mod tests {
             elapsed: &|| std::time::Duration::ZERO,
         };
         let mut report = Report::with_status(Status::Ok, None);
-        apply(&pass, snap, changes, &[], &[], &mut report);
+        apply(&pass, snap, changes, &[], &[], &[], &mut report);
         report
     }
 

@@ -94,6 +94,7 @@ mod tests {
             SessionMark {
                 lines_read: 1,
                 summarised_at: Some(now),
+                set_aside: None,
             },
         );
         let due: Vec<&str> = due(&sessions, &state, now)

@@ -40,6 +40,7 @@ use crate::record::{Evidence, Kind, Record};
 use crate::same_fact::{self, Overlap};
 use crate::session::{self, Session};
 use crate::settings::Mode;
+use crate::store::state::SetAside;
 use crate::store::{Snapshot, Store, StoreError};
 
 pub use self::model::LoadGenerator;
@@ -95,6 +96,9 @@ pub enum PassError {
     },
     #[error("the model failed: {0}")]
     Model(#[from] ModelError),
+    /// The pass failed, and on no one log alone: nothing was set aside.
+    #[error("the pass failed: {0}")]
+    Failed(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -175,7 +179,23 @@ struct Found {
     from: Option<disclose::Disclosure>,
 }
 
+/// localm's version: a session log a pass failed on stays aside until another version reads it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// What a pass decided before it writes: the changes, how far each log was read, the sessions
+/// summarised.
+struct Decided {
+    changes: Vec<Change>,
+    read_to: Vec<(String, usize)>,
+    summarised: Vec<String>,
+}
+
 /// Run one pass. `embedder`, when installed, finds semantic neighbours.
+///
+/// No session log can stall memory: when the pass fails on a log's text (a panic in a rule, the
+/// one failure a log's words can cause), that log is set aside, recorded in `state.json` and in
+/// the report, and the pass runs again over the others. A set-aside log is read again by another
+/// version of localm ([`VERSION`]).
 pub fn run<'g>(
     pass: &Pass,
     load: LoadGenerator<'g>,
@@ -192,7 +212,6 @@ pub fn run<'g>(
         path: pass.sessions_dir.clone(),
         source,
     })?;
-    let sessions = logs.sessions;
     let mut model = Model::new(load, pass.elapsed);
     let mut report = Report::with_status(Status::Ok, None);
     report.logs_not_read = logs
@@ -200,40 +219,163 @@ pub fn run<'g>(
         .iter()
         .map(|p| Skipped::because(p.file.clone(), p.why.to_string()))
         .collect();
-    report.lines_skipped = sessions.iter().map(|s| s.skipped).sum();
-
-    let mut g = gather(&sessions, &snap);
-    report.sessions_read = g.read_to.len();
-    #[cfg(test)]
-    let found = extract(pass.extraction, &mut g, &mut model, &mut report)?;
-    #[cfg(not(test))]
-    let found = extract(&mut g, &mut model, &mut report)?;
-    let examples = prompt::example_texts();
-    let cx = guard::Context {
-        user_text: &g.user_text,
-        assistant_text: &g.assistant_text,
-        examples: &examples,
+    report.lines_skipped = logs.sessions.iter().map(|s| s.skipped).sum();
+    let (held, mut sessions): (Vec<Session>, Vec<Session>) =
+        logs.sessions.into_iter().partition(|s| {
+            snap.state
+                .sessions
+                .get(&s.id)
+                .and_then(|m| m.set_aside.as_ref())
+                .is_some_and(|a| a.holds_for(VERSION))
+        });
+    report.set_aside = held.iter().map(|s| set_aside_row(&s.id, &snap)).collect();
+    let mut aside: Vec<(String, SetAside)> = Vec::new();
+    let base = report.clone();
+    let decided = loop {
+        let mut tried = base.clone();
+        match isolated(|| decide(pass, &sessions, &snap, embedder, &mut model, &mut tried)) {
+            Ok(decided) => {
+                report = tried;
+                break decided?;
+            }
+            Err(why) => {
+                let Some(at) = culprit(pass, &sessions, &snap, embedder, &mut model) else {
+                    return Err(PassError::Failed(why));
+                };
+                let s = sessions.remove(at);
+                let mark = SetAside {
+                    version: VERSION.into(),
+                    why: why.clone(),
+                    at: pass.now,
+                };
+                aside.push((s.id.clone(), mark));
+            }
+        }
     };
-    let mut changes = decide_all(pass, &snap, embedder, found, &cx, &g.sessions, &mut model);
-    let summarised = summarise_due(
-        &sessions,
-        &snap,
-        pass.now,
-        &examples,
-        &mut model,
-        &mut changes,
-        &mut report,
-    )?;
-
+    report.set_aside.extend(
+        aside
+            .iter()
+            .map(|(id, a)| Skipped::because(id.clone(), a.why.clone())),
+    );
     report.model = model.usage.clone();
     pass.store.write(|fresh: &mut Snapshot| {
-        apply(pass, fresh, changes, &g.read_to, &summarised, &mut report);
+        apply(
+            pass,
+            fresh,
+            decided.changes,
+            &decided.read_to,
+            &decided.summarised,
+            &aside,
+            &mut report,
+        );
         report.count_refusals();
         report.duration_ms = (pass.elapsed)().as_secs_f64() * 1e3;
         fresh.state.last_pass = Some(PassSummary::of(&report, pass.now, &pass.pass_id));
         Ok::<_, StoreError>(())
     })?;
     Ok(report)
+}
+
+/// A set-aside log as the report lists it: its session and why.
+fn set_aside_row(id: &str, snap: &Snapshot) -> Skipped {
+    let why = snap
+        .state
+        .sessions
+        .get(id)
+        .and_then(|m| m.set_aside.as_ref())
+        .map_or_else(String::new, |a| a.why.clone());
+    Skipped::because(id, why)
+}
+
+/// `f`, with a panic turned into its message (one line): the pass's rules read outside text,
+/// and a failure there must cost one log, not every pass after it.
+fn isolated<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a rule failed".into());
+        let line: String = msg.split_whitespace().collect::<Vec<_>>().join(" ");
+        format!(
+            "a rule failed on this log: {}",
+            crate::printable::one_line(&line)
+        )
+    })
+}
+
+/// Which of `sessions` the pass fails on: first each log's rules alone, with no model (where a
+/// log's words can fail), then each log's whole pass.
+fn culprit(
+    pass: &Pass,
+    sessions: &[Session],
+    snap: &Snapshot,
+    embedder: Option<&dyn Embedder>,
+    model: &mut Model,
+) -> Option<usize> {
+    let rules_fail = |s: &Session| isolated(|| rules_only(s, snap)).is_err();
+    sessions.iter().position(rules_fail).or_else(|| {
+        sessions.iter().position(|s| {
+            let mut scratch = Report::default();
+            let alone = std::slice::from_ref(s);
+            isolated(|| decide(pass, alone, snap, embedder, model, &mut scratch)).is_err()
+        })
+    })
+}
+
+/// A log's clause rules alone, with no model: its clauses' verdicts, each kept clause in the
+/// third person and dated, how long it holds, and its summaries by rule.
+fn rules_only(s: &Session, snap: &Snapshot) {
+    let g = gather(std::slice::from_ref(s), snap);
+    for v in disclose::explain(&g.said) {
+        let _ = v.explained();
+        if let Ok(d) = v.outcome {
+            let text = person::third_person(&d.clause);
+            if let Some(ts) = d.ts {
+                let _ = dates::absolute(&text, ts);
+                let _ = until::valid_until(&d.clause, ts);
+            }
+        }
+    }
+    let _ = summary::candidates(s);
+}
+
+/// Everything a pass decides over `sessions`, before it writes.
+fn decide(
+    pass: &Pass,
+    sessions: &[Session],
+    snap: &Snapshot,
+    embedder: Option<&dyn Embedder>,
+    model: &mut Model,
+    report: &mut Report,
+) -> Result<Decided, ModelError> {
+    let mut g = gather(sessions, snap);
+    report.sessions_read = g.read_to.len();
+    #[cfg(test)]
+    let found = extract(pass.extraction, &mut g, model, report)?;
+    #[cfg(not(test))]
+    let found = extract(&mut g, model, report)?;
+    let examples = prompt::example_texts();
+    let cx = guard::Context {
+        user_text: &g.user_text,
+        assistant_text: &g.assistant_text,
+        examples: &examples,
+    };
+    let mut changes = decide_all(pass, snap, embedder, found, &cx, &g.sessions, model);
+    let summarised = summarise_due(
+        sessions,
+        snap,
+        pass.now,
+        &examples,
+        model,
+        &mut changes,
+        report,
+    )?;
+    Ok(Decided {
+        changes,
+        read_to: g.read_to,
+        summarised,
+    })
 }
 
 /// Extract: the candidate facts of the gathered text. The clauses (answers built with their

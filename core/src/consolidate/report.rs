@@ -105,6 +105,10 @@ pub struct Report {
     /// Entries in `sessions/` that were not read (a link, a pipe, a log too large), and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub logs_not_read: Vec<Skipped>,
+    /// Session logs set aside: a pass failed on their text, so passes leave them unread (every
+    /// other log goes on) until another version of localm reads them. `text` is the session.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set_aside: Vec<Skipped>,
     /// Lines are left unread because this pass took its 12 disclosures before them: the next
     /// pass reads on from there (the daemon runs one at the next interval).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -850,3 +850,108 @@ fn a_newer_number_is_an_update_not_a_near_duplicate() {
     assert!(snap.records.iter().any(|x| x.text == new), "{r:?}");
     assert!(!snap.records.iter().any(|x| x.text == old), "{r:?}");
 }
+
+/// Panics on any prompt naming `trap`, as a rule failing on a log's words would; else answers
+/// as `inner` does.
+struct FailsOn {
+    trap: &'static str,
+    /// How many prompts named the trap.
+    sprung: Rc<RefCell<usize>>,
+    inner: Scripted,
+}
+
+impl Generator for FailsOn {
+    fn generate(
+        &mut self,
+        messages: &[Message],
+        grammar: &str,
+        max: usize,
+    ) -> Result<Generation, ModelError> {
+        if messages.iter().any(|m| m.content.contains(self.trap)) {
+            *self.sprung.borrow_mut() += 1;
+            panic!("index out of range for a prompt naming {}", self.trap);
+        }
+        self.inner.generate(messages, grammar, max)
+    }
+}
+
+/// A pass whose model fails on `trap`: its report, and how often the trap was sprung.
+fn failing_on(trap: &'static str, at: DateTime<Utc>, f: &Fixture) -> (Report, usize) {
+    let seen: Script = Rc::default();
+    let sprung = Rc::new(RefCell::new(0));
+    let g = FailsOn {
+        trap,
+        sprung: sprung.clone(),
+        inner: Scripted {
+            extract: String::new(),
+            decide: String::new(),
+            summary: String::new(),
+            seen: seen.clone(),
+        },
+    };
+    let report = run(
+        &f.pass_with(Mode::Log, at, Extraction::Rewrite),
+        Box::new(move || Ok(Box::new(g) as Box<dyn Generator>)),
+        None,
+    )
+    .unwrap();
+    let sprung = *sprung.borrow();
+    (report, sprung)
+}
+
+#[test]
+fn a_log_the_pass_fails_on_is_set_aside_and_the_others_are_still_read() {
+    let f = fixture();
+    f.session("older", &[("user", "I moved to Zanzibar in May.")]);
+    f.session("newer", &[("user", "I work as a nurse in Leeds.")]);
+    let (r, _) = failing_on("Zanzibar", now(), &f);
+    assert_eq!(r.status, Status::Ok, "{r:?}");
+    let aside: Vec<&str> = r.set_aside.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(aside, vec!["older"], "{r:?}");
+    assert!(r.set_aside[0].why.contains("Zanzibar"), "{r:?}");
+    let snap = f.store.read().unwrap();
+    let texts: Vec<&str> = snap.records.iter().map(|x| x.text.as_str()).collect();
+    assert!(
+        texts.contains(&"User works as a nurse in Leeds"),
+        "{texts:?}"
+    );
+    assert!(!texts.iter().any(|t| t.contains("Zanzibar")), "{texts:?}");
+    let mark = snap.state.sessions["older"].set_aside.clone().unwrap();
+    assert_eq!(mark.version, VERSION);
+
+    // The next pass, of the same version, leaves it aside (it never reaches the model) and still
+    // says so; a line the user adds to another log is read.
+    f.session(
+        "newer",
+        &[
+            ("user", "I work as a nurse in Leeds."),
+            ("user", "I play the cello on Sundays."),
+        ],
+    );
+    let (r, sprung) = failing_on("Zanzibar", now(), &f);
+    assert_eq!(r.set_aside.len(), 1, "{r:?}");
+    assert_eq!(sprung, 0, "a set-aside log is not read again");
+    let snap = f.store.read().unwrap();
+    assert!(
+        snap.records.iter().any(|x| x.text.contains("cello")),
+        "{r:?}"
+    );
+
+    // Another version reads it again, and a pass that reads it whole clears the mark.
+    f.store
+        .write(|s| {
+            if let Some(m) = s.state.sessions.get_mut("older") {
+                m.set_aside.as_mut().unwrap().version = "0.0.0-older".into();
+            }
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    let (r, _) = failing_on("no such words", now(), &f);
+    assert!(r.set_aside.is_empty(), "{r:?}");
+    let snap = f.store.read().unwrap();
+    assert!(
+        snap.records.iter().any(|x| x.text.contains("Zanzibar")),
+        "{r:?}"
+    );
+    assert!(snap.state.sessions["older"].set_aside.is_none());
+}

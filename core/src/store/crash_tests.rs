@@ -234,6 +234,7 @@ fn pass_op(dir: &Path) -> Outcome {
             state::SessionMark {
                 lines_read: 12,
                 summarised_at: None,
+                set_aside: None,
             },
         );
         Ok::<_, StoreError>(())

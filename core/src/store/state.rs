@@ -54,4 +54,25 @@ pub struct SessionMark {
     /// When its episodic summary was written, if it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summarised_at: Option<DateTime<Utc>>,
+    /// Set aside: a pass failed on this log. Passes leave it unread (every other log goes on)
+    /// until localm's version is another one, which reads it again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_aside: Option<SetAside>,
+}
+
+/// Why a session log was set aside, and by which version of localm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetAside {
+    /// localm's version when the pass failed on it; another version reads the log again.
+    pub version: String,
+    /// What failed, in one line.
+    pub why: String,
+    pub at: DateTime<Utc>,
+}
+
+impl SetAside {
+    /// Whether the log stays aside for `version`.
+    pub fn holds_for(&self, version: &str) -> bool {
+        self.version == version
+    }
 }

@@ -126,6 +126,13 @@ fn human(r: &Report) -> String {
         let name = localm_core::printable::visible(&s.text);
         out.push_str(&format!("not read: sessions/{name}: {}\n", s.why));
     }
+    for s in &r.set_aside {
+        let name = localm_core::printable::visible(&s.text);
+        out.push_str(&format!(
+            "set aside: sessions/{name}.jsonl: {} (the other logs were read; another version of localm reads it again)\n",
+            s.why
+        ));
+    }
     let mut rows: Vec<Vec<String>> = Vec::new();
     for (what, list) in [
         ("added", &r.added),

@@ -35,6 +35,8 @@ struct Overview {
     pending_corrections: usize,
     forgotten: usize,
     last_pass: Option<PassSummary>,
+    /// Session logs a pass failed on, left unread until another version of localm reads them.
+    set_aside: Vec<SetAsideLog>,
     jobs: usize,
     jobs_error: Option<String>,
     next_job: Option<NextJob>,
@@ -46,6 +48,13 @@ struct Daemon {
     socket: PathBuf,
     tcp: Option<String>,
     since: DateTime<Utc>,
+}
+
+#[derive(Debug, Serialize)]
+struct SetAsideLog {
+    session: String,
+    why: String,
+    version: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -119,6 +128,19 @@ fn gather(ctx: &Context) -> anyhow::Result<Overview> {
         with_vector,
         pending_corrections,
         forgotten: snap.archive.len(),
+        set_aside: snap
+            .state
+            .sessions
+            .iter()
+            .filter_map(|(id, m)| {
+                let a = m.set_aside.as_ref()?;
+                Some(SetAsideLog {
+                    session: id.clone(),
+                    why: a.why.clone(),
+                    version: a.version.clone(),
+                })
+            })
+            .collect(),
         last_pass: snap.state.last_pass,
         jobs: jobs_file.as_ref().map_or(0, |f| f.jobs.len()),
         jobs_error: jobs_file.as_ref().err().map(|e| e.to_string()),
@@ -222,6 +244,17 @@ fn human(v: &Overview) -> String {
             ),
         },
     ));
+    for a in &v.set_aside {
+        rows.push((
+            "set aside",
+            format!(
+                "sessions/{}.jsonl: {} (left unread until another version of localm than {})",
+                localm_core::printable::visible(&a.session),
+                a.why,
+                a.version
+            ),
+        ));
+    }
     rows.push((
         "next job",
         match (&v.jobs_error, &v.next_job) {
