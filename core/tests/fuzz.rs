@@ -8,6 +8,8 @@
 //! time budget with fresh seeds.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
+#[path = "fuzz/clauses.rs"]
+mod clauses;
 #[path = "../../tests/src/fuzz_mutate.rs"]
 mod fuzz_mutate;
 #[path = "fuzz/mutate.rs"]
@@ -22,7 +24,8 @@ use chrono::{DateTime, FixedOffset, Utc};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
-use localm_core::consolidate::parse;
+use localm_core::consolidate::disclose::{self, Said};
+use localm_core::consolidate::{self as consolidate, Pass, parse};
 use localm_core::fact_text::normalize_fact;
 use localm_core::jobs::{self, Job, Schedule, Task};
 use localm_core::legacy::{LEGACY_FILE, parse_legacy};
@@ -213,6 +216,61 @@ fn journal_bytes() -> BoxedStrategy<Bytes> {
     .boxed()
 }
 
+/// Words the rules may write into a kept clause that the user did not type: the first person an
+/// answer or a possession is said in ("I have …", "I'm …", "my favorite … is …"), the joins
+/// ("…, and …"), and the frames of a relative clause ("It took me …").
+const WRITTEN_BY_RULE: &[&str] = &[
+    "i", "i'm", "have", "has", "my", "is", "am", "and", "a", "an", "favorite", "live", "in",
+    "from", "years", "old", "it", "took", "me", "to", "the", "of", "for",
+];
+
+/// Every kept clause of `chat` says only words of the user's turn it came from, of the
+/// assistant's turn before it, or [`WRITTEN_BY_RULE`].
+fn kept_words_are_the_users(chat: &[(&str, String)]) -> Result<(), TestCaseError> {
+    let lines: Vec<session::Line> = chat
+        .iter()
+        .map(|(role, content)| session::Line {
+            ts: Some(now()),
+            role: (*role).into(),
+            content: content.clone(),
+            origin: None,
+            agent: None,
+        })
+        .collect();
+    let said: Vec<Said> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, msg)| Said {
+            session: "s",
+            line: i + 1,
+            msg,
+        })
+        .collect();
+    for v in disclose::explain(&said) {
+        let _ = v.explained();
+        let Ok(d) = &v.outcome else { continue };
+        let at = v.at;
+        // A quote or code mark ends a word, in the rules as here.
+        let words = |t: &str| {
+            localm_core::words::tokens(&t.replace(['"', '`', '\u{201C}', '\u{201D}'], " "))
+        };
+        let mut allowed = words(&lines[at].content);
+        if at > 0 {
+            allowed.extend(words(&lines[at - 1].content));
+        }
+        for w in words(&d.clause) {
+            prop_assert!(
+                allowed.contains(&w) || WRITTEN_BY_RULE.contains(&w.as_str()),
+                "kept {:?} from {:?}: {:?} is not the user's",
+                d.clause,
+                lines[at].content,
+                w
+            );
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -365,6 +423,43 @@ proptest! {
                 one_line("why a log was passed over", &logs.passed_over[0].why)?;
             }
         }
+    }
+
+    /// The clause rules over chats in any script: no panic, and every kept clause in the user's
+    /// own words; then the whole pass over the same chat as a session log, its model answering
+    /// with the rules' own sentences: it ends Ok with no log set aside (a set-aside log is a rule
+    /// that failed on it).
+    #[test]
+    fn clause_rules(chat in clauses::chat()) {
+        kept_words_are_the_users(&chat)?;
+        let tmp = tempfile::tempdir().unwrap();
+        let sessions = tmp.path().join("sessions");
+        fs::create_dir_all(&sessions).unwrap();
+        let log: String = chat
+            .iter()
+            .map(|(role, content)| {
+                serde_json::json!({"ts": "2026-03-01T09:00:00Z", "role": role, "content": content})
+                    .to_string()
+                    + "\n"
+            })
+            .collect();
+        fs::write(sessions.join("fuzz.jsonl"), log).unwrap();
+        let store = Store::new(tmp.path(), "chat", "fuzz");
+        let pass = Pass {
+            store: &store,
+            sessions_dir: sessions,
+            mode: Mode::Log,
+            now: now(),
+            pass_id: "fuzz".into(),
+            elapsed: &|| std::time::Duration::ZERO,
+        };
+        let report = consolidate::run(
+            &pass,
+            Box::new(|| Ok(Box::new(clauses::Echo) as Box<dyn localm_core::models::Generator>)),
+            None,
+        )
+        .unwrap();
+        prop_assert!(report.set_aside.is_empty(), "a rule failed: {:?}", report.set_aside);
     }
 
     /// `settings.json`: loaded settings answer every key, and save then load gives them back

@@ -896,7 +896,15 @@ fn disclosure(clause: &str) -> Result<String, Dropped> {
     }
     let mut clause = clause.to_string();
     for n in NOW {
-        if let Some(i) = crate::words::fold(&clause).find(n) {
+        // The phrase as whole words: "right now" but not "right nowadays".
+        let folded = crate::words::fold(&clause);
+        let whole = folded.match_indices(n).map(|(i, _)| i).find(|&i| {
+            folded[i + n.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| c.is_whitespace() || ",.!?;:)".contains(c))
+        });
+        if let Some(i) = whole {
             clause.replace_range(i..i + n.len(), "");
         }
     }
@@ -1139,10 +1147,22 @@ fn without_code_and_quotes(text: &str) -> String {
     }
     let mut kept = String::with_capacity(out.len());
     let (mut code, mut quote) = (false, false);
+    // A span taken out leaves a space, so the words either side never run into one.
+    let gap = |kept: &mut String| {
+        if kept.chars().last().is_some_and(|c| !c.is_whitespace()) {
+            kept.push(' ');
+        }
+    };
     for c in out.chars() {
         match c {
-            '`' => code = !code,
-            '"' | '“' | '”' if !code => quote = !quote,
+            '`' => {
+                code = !code;
+                gap(&mut kept);
+            }
+            '"' | '“' | '”' if !code => {
+                quote = !quote;
+                gap(&mut kept);
+            }
             _ if code || quote => {}
             _ => kept.push(c),
         }
