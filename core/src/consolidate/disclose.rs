@@ -1140,7 +1140,7 @@ fn without_code_and_quotes(text: &str) -> String {
             out.push_str(". ");
             continue;
         }
-        if !in_fence {
+        if !in_fence && !injected(line) {
             out.push_str(line);
             out.push_str(". ");
         }
@@ -1168,6 +1168,16 @@ fn without_code_and_quotes(text: &str) -> String {
         }
     }
     kept
+}
+
+/// Whether `line` carries code written to break out of a string: a quote closed into a bracket
+/// and a statement end (`'); DROP TABLE …`), or a comment opened after a statement end (`;--`).
+/// Such a line is read as code, not as something the user said of themself.
+fn injected(line: &str) -> bool {
+    let squeezed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+    ["');", "\");", ";--"]
+        .iter()
+        .any(|run| squeezed.contains(run))
 }
 
 /// Sentences, then clauses: split at sentence ends, brackets, semicolons, dashes, commas and
