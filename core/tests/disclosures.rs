@@ -7,6 +7,7 @@
 //! (`scripts/explain-longmemeval.py` does this for LongMemEval's answer-bearing turns).
 
 use localm_core::consolidate::disclose::{self, Said};
+use localm_core::consolidate::rules::{Example, Rule, TABLE};
 use localm_core::session::Line;
 use serde::{Deserialize, Serialize};
 
@@ -109,4 +110,40 @@ fn every_case_keeps_and_drops_what_its_data_file_says() {
         moved.len(),
         moved.join("\n")
     );
+}
+
+/// The rules that fire on `e`, in the order of its clauses.
+fn fired(e: &Example) -> Vec<Rule> {
+    let case = Case {
+        source: None,
+        rule: None,
+        assistant: e.asked.map(str::to_string),
+        user: e.said.to_string(),
+        expect: Vec::new(),
+    };
+    verdicts(&case)
+        .into_iter()
+        .filter_map(|(_, outcome)| Rule::from_name(&outcome))
+        .collect()
+}
+
+#[test]
+fn every_rule_fires_on_its_examples_and_not_on_its_near_misses() {
+    let mut wrong = Vec::new();
+    for row in TABLE {
+        for e in row.fires {
+            if !fired(e).contains(&row.rule) {
+                wrong.push(format!(
+                    "{} does not fire on {:?} ({})",
+                    row.name, e.said, e.source
+                ));
+            }
+        }
+        for e in row.holds {
+            if fired(e).contains(&row.rule) {
+                wrong.push(format!("{} fires on its near miss {:?}", row.name, e.said));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
