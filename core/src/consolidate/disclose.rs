@@ -122,6 +122,11 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
             verdict(&mut out, &one_sentence(&text), Err(Dropped::by(Rule::Meta)));
             continue;
         }
+        // A line of string-breaking code is no clause of the user's; the rest is read.
+        let (text, code) = without_injected(&text);
+        for line in code {
+            verdict(&mut out, line.trim(), Err(Dropped::by(Rule::Code)));
+        }
         if let Some(q) = &asked
             && let Some(c) = answer::as_clause(q, &text)
             && disclosure(&c).is_ok()
@@ -1140,7 +1145,7 @@ fn without_code_and_quotes(text: &str) -> String {
             out.push_str(". ");
             continue;
         }
-        if !in_fence && !injected(line) {
+        if !in_fence {
             out.push_str(line);
             out.push_str(". ");
         }
@@ -1170,14 +1175,18 @@ fn without_code_and_quotes(text: &str) -> String {
     kept
 }
 
-/// Whether `line` carries code written to break out of a string: a quote closed into a bracket
-/// and a statement end (`'); DROP TABLE …`), or a comment opened after a statement end (`;--`).
-/// Such a line is read as code, not as something the user said of themself.
-fn injected(line: &str) -> bool {
-    let squeezed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
-    ["');", "\");", ";--"]
-        .iter()
-        .any(|run| squeezed.contains(run))
+/// `text` without its lines of string-breaking code (rule [`Rule::Code`]), and those lines: a
+/// quote closed into a bracket and a statement end (`'); DROP TABLE …`), or a comment opened
+/// after a statement end (`;--`).
+fn without_injected(text: &str) -> (String, Vec<&str>) {
+    let injected = |line: &str| {
+        let squeezed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+        ["');", "\");", ";--"]
+            .iter()
+            .any(|run| squeezed.contains(run))
+    };
+    let (code, rest): (Vec<&str>, Vec<&str>) = text.lines().partition(|l| injected(l));
+    (rest.join("\n"), code)
 }
 
 /// Sentences, then clauses: split at sentence ends, brackets, semicolons, dashes, commas and

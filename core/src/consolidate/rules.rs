@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 pub enum Rule {
     /// The message talks about instructions or memory.
     Meta,
+    /// A line of code written to break out of a string ("'); DROP TABLE …").
+    Code,
     /// A sentence that asks.
     Question,
     /// A secret (a PIN, a password, a key, a card or account number).
@@ -163,6 +165,20 @@ pub const TABLE: &[Row] = &[
             ),
         ],
         holds: &[ex("hand", "I keep a diary")],
+    },
+    Row {
+        rule: Rule::Code,
+        name: "code",
+        does: Does::Drop,
+        why: "code written to break out of a string, not something said",
+        fires: &[
+            ex("hand", "My name is Bobby'); DROP TABLE students;--"),
+            ex("hand", "Hi, I'm Robert\"); DELETE FROM users; --"),
+        ],
+        holds: &[ex(
+            "hand",
+            "My favorite word is 'hygge'; it means cozy, and I live in Copenhagen",
+        )],
     },
     Row {
         rule: Rule::Question,
