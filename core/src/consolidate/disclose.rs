@@ -20,11 +20,12 @@ use super::lexicon::{
     ADVERBS, AND_OPENINGS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER,
     FIRST_PERSON, FUTURE, GIVING, INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE,
     NOT_FACTUAL, NOT_IN_A_NAME, NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING,
-    PAST_VERBS, PEOPLE, PLAN_OF_THE_MOMENT, POINTED_VERBS, POINTING, POINTING_SUBJECT,
-    PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS,
-    SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS, THE_DAY, TITLES, TRAILING, VAGUE,
+    PAST_VERBS, PLAN_OF_THE_MOMENT, POINTED_VERBS, POINTING, POINTING_SUBJECT, PREPOSITIONS,
+    QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS, SECOND_PERSON,
+    SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS, THE_DAY, TITLES, TRAILING, VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
+use super::things::{bare_case, comma_pieces, last_title, my_one_thing, my_thing, my_things};
 use super::{answer, elsewhere, relative};
 use crate::consolidate::plan::is_meta;
 use crate::consolidate::prompt::strip_recalled;
@@ -777,11 +778,6 @@ fn recipient(words: &[&str], at: usize, verb: Option<&str>) -> bool {
     giving && person && thing && (names_something(rest) || rest.len() >= 6)
 }
 
-/// `word` without the punctuation around it, its case kept.
-fn bare_case(word: &str) -> &str {
-    word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-}
-
 /// The entry of `list` equal to `word`, if any (the word a rule matched, for its verdict).
 fn listed(list: &'static [&'static str], word: &str) -> Option<&'static str> {
     list.iter().copied().find(|w| *w == word)
@@ -795,77 +791,6 @@ fn last_name(text: &str) -> Option<String> {
         .filter(|w| w.chars().next().is_some_and(char::is_uppercase) && *w != "I")
         .last()
         .map(str::to_string)
-}
-
-/// The last title of `text` past its first word, in two words or more: capitalised words, with
-/// "of", "the" or "and" between them ("… similar to The Last of Us Part II" → "The Last of Us
-/// Part II").
-pub(super) fn last_title(text: &str) -> Option<String> {
-    let words: Vec<&str> = text.split_whitespace().map(bare_case).collect();
-    let capital = |w: &str| w != "I" && w.chars().next().is_some_and(char::is_uppercase);
-    let end = (1..words.len()).rev().find(|&k| capital(words[k]))?;
-    let mut start = end;
-    while start > 1 {
-        let w = words[start - 1];
-        let joins = matches!(w, "of" | "the" | "and") && start >= 2 && capital(words[start - 2]);
-        if capital(w) {
-            start -= 1;
-        } else if joins {
-            start -= 2;
-        } else {
-            break;
-        }
-    }
-    (end > start).then(|| words[start..=end].join(" "))
-}
-
-/// The last "my …" of `text` when it names things in the plural, in at most four words ("my old
-/// sneakers", "my tomato plants"): what a "them" in the clause after points at.
-fn my_things(text: &str) -> Option<String> {
-    my_thing(text).filter(|(_, plural)| *plural).map(|(n, _)| n)
-}
-
-/// The last "my …" of `text` when it names one thing ("my closet"): what an "it" after a
-/// preposition in the clause after points at ("… in a shoe rack in it").
-fn my_one_thing(text: &str) -> Option<String> {
-    my_thing(text)
-        .filter(|(n, plural)| !plural && n.contains(' '))
-        // "I watched Star Wars with my brother, I loved it": "it" is never a person.
-        .filter(|(n, _)| {
-            !n.rsplit(' ')
-                .next()
-                .is_some_and(|w| PEOPLE.contains(&bare(w).as_str()))
-        })
-        .map(|(n, _)| n)
-}
-
-/// The last "my …" of `text` in at most four words, and whether it is plural.
-pub(super) fn my_thing(text: &str) -> Option<(String, bool)> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let my = words.iter().rposition(|w| bare(w) == "my")?;
-    let mut name = vec!["my"];
-    for w in &words[my + 1..] {
-        let b = bare(w);
-        if NOT_IN_A_NAME.contains(&b.as_str())
-            || PREPOSITIONS.contains(&b.as_str())
-            || name.len() > 4
-        {
-            break;
-        }
-        name.push(w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''));
-        if w.ends_with([',', '.', ';', ':']) {
-            break;
-        }
-    }
-    if name.len() < 2 {
-        return None;
-    }
-    let last = bare(name.last()?);
-    let plural = last.chars().count() > 3
-        && last.ends_with('s')
-        && !last.ends_with("ss")
-        && !last.ends_with("'s");
-    Some((name.join(" "), plural))
 }
 
 /// Whether `lower` tells when a thing was done: "… ago", "last week/weekend/month/year".
@@ -1561,23 +1486,6 @@ fn is_a_name(piece: &str) -> bool {
             let w = bare_case(w);
             w != "I" && w.chars().next().is_some_and(char::is_uppercase)
         })
-}
-
-/// `text` split at its commas, but not at one between digits ("$1,200", "10,000 steps").
-pub(super) fn comma_pieces(text: &str) -> Vec<&str> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, &c) in b.iter().enumerate() {
-        let in_number =
-            i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit);
-        if c == b',' && !in_number {
-            out.push(&text[start..i]);
-            start = i + 1;
-        }
-    }
-    out.push(&text[start..]);
-    out
 }
 
 /// Whether `piece` is an introductory phrase: it opens with a word of [`INTRODUCTORY`], has

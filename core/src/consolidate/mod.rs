@@ -23,6 +23,7 @@ mod relative;
 pub mod report;
 pub mod rules;
 pub mod summary;
+mod things;
 pub mod until;
 
 use std::collections::HashSet;

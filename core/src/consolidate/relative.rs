@@ -5,15 +5,15 @@
 //! at 7:00 pm on Mondays". The question is still a question; the clause is a disclosure of its
 //! own, built only of the user's words.
 
-use super::disclose::{last_title, my_thing};
 use super::lexicon::{
     ADVERBS, INTENSIFIERS, NOT_A_DOING, NOT_FACTUAL, NOT_THE_THING, PREPOSITIONS, SECOND_PERSON,
 };
+use super::things::{comma_pieces, last_title, my_thing};
 use crate::words::bare;
 
 /// The statement a relative clause of `text` makes about the thing it follows, if it makes one.
 pub fn told_of_the_thing(text: &str) -> Option<String> {
-    let pieces = super::disclose::comma_pieces(text);
+    let pieces = comma_pieces(text);
     for k in 1..pieces.len() {
         let lower: Vec<String> = pieces[k].split_whitespace().map(bare).collect();
         if !matches!(lower.first().map(String::as_str), Some("which" | "that")) {
