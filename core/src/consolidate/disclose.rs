@@ -603,58 +603,24 @@ fn resolve_pointing(
             k += 1;
         }
     }
-    let words = one;
+    pointed(&one, question, before, mine)
+}
+
+/// `words` with the pronoun or demonstrative they hold resolved: the determiner made "the"
+/// where the thing is the user's own, the pronoun replaced by what it points at (from the
+/// question, the clause before, or the user's thing named before), or the rule that drops it.
+fn pointed(
+    words: &[&str],
+    question: Option<&str>,
+    before: Option<&str>,
+    mine: Option<&str>,
+) -> Result<String, Dropped> {
     let clause = words.join(" ");
-    // "I've found that 1 tablespoon …": "that" after a verb of knowing opens a clause.
-    // Not when it ends the clause ("I can understand that") or is the subject of the clause it
-    // would open ("I've always thought that was a really interesting job"): then it points.
-    let opens_clause = |k: usize| {
-        words
-            .get(k + 1)
-            .is_some_and(|next| !POINTED_VERBS.contains(&bare(next).as_str()))
-    };
-    let dummy = took_me(&words.iter().take(3).map(|w| bare(w)).collect::<Vec<_>>());
-    let Some(at) = words.iter().enumerate().position(|(k, w)| {
-        let b = bare(w);
-        POINTING.contains(&b.as_str())
-            && !(k == 0 && dummy)
-            && !(b == "that"
-                && k > 0
-                && COMPLEMENT_VERBS.contains(&bare(words[k - 1]).as_str())
-                && opens_clause(k))
-    }) else {
+    let Some(at) = pointer_at(words) else {
         return Ok(clause);
     };
-    // Content words before the pronoun, the subject and its verb aside ("I drew it" has none,
-    // "I have a dog that …" has "dog").
     let lower: Vec<String> = words[..at].iter().map(|w| bare(w)).collect();
-    let subject = lower
-        .iter()
-        .position(|w| FIRST_PERSON.contains(&w.as_str()));
-    // "I just don't find it very fun": the auxiliary and the verb after it are not nouns.
-    let helper = |k: usize| {
-        INTENSIFIERS.contains(&lower[k].as_str())
-            || ADVERBS.contains(&lower[k].as_str())
-            || AUXILIARIES.contains(&lower[k].as_str())
-    };
-    let mut verb = None;
-    let rest: Vec<&str> = match subject {
-        Some(i) => {
-            verb = (i + 1..at).find(|&k| !helper(k));
-            // "I like to take him for walks": the verb of an infinitive is not a noun either.
-            let infinitive = (at >= 2 && lower[at - 2] == "to").then_some(at - 1);
-            (0..at)
-                .filter(|&k| {
-                    k != i
-                        && Some(k) != verb
-                        && Some(k) != infinitive
-                        && !AUXILIARIES.contains(&lower[k].as_str())
-                })
-                .map(|k| words[k])
-                .collect()
-        }
-        None => words[..at].to_vec(),
-    };
+    let (verb, rest) = beside_the_subject(words, at, &lower);
     // "a fan of that game", "I love that song": "that" before a noun, after a preposition or
     // the verb, is a determiner pointing at the turn before ("a dog that loves walks" is not).
     let p = bare(words[at]);
@@ -664,26 +630,7 @@ fn resolve_pointing(
         && at > 0
         && (Some(at - 1) == verb || PREPOSITIONS.contains(&lower[at - 1].as_str()));
     if determiner {
-        // "I finally assembled that IKEA bookshelf", "… my model kit. I just got this kit": a
-        // name, or a thing the user named in this message, is the user's own.
-        let next = bare(words[at + 1]);
-        let named = bare_case(words[at + 1])
-            .chars()
-            .next()
-            .is_some_and(char::is_uppercase);
-        let said = [before, mine]
-            .into_iter()
-            .flatten()
-            .any(|t| t.split_whitespace().any(|w| bare(w) == next));
-        // "I just fixed that broken fence … three weeks ago": a thing done at a time told.
-        let all: Vec<String> = words.iter().map(|w| bare(w)).collect();
-        let done_then = past_event(&all) && told_when(&all);
-        if !(named || said || done_then) {
-            return Err(Dropped::by(Rule::Determiner));
-        }
-        let mut out = words.clone();
-        out[at] = "the";
-        return Ok(out.join(" "));
+        return the_determiner(words, at, before, mine);
     }
     // "pictures of it", "time for them": the noun a preposition hangs on is not what the
     // pronoun after it points at.
@@ -714,13 +661,134 @@ fn resolve_pointing(
     let own_object = at >= 2 && bare(words[at - 2]) == "and";
     // "I got him a 30-pound bag of Acana dog food": whom a thing was for, not what the fact is
     // about; the thing follows, named.
-    if recipient(&words, at, verb.map(|v| lower[v].as_str())) {
+    if recipient(words, at, verb.map(|v| lower[v].as_str())) {
         return Ok(clause);
     }
     if !before_words.is_empty() && (!ends || own_object) {
         return Ok(clause);
     }
-    let referent = match p.as_str() {
+    let referent = referent_of(&p, at, &lower, verb, question, before, mine)
+        .ok_or(Dropped::by(Rule::Unresolved))?;
+    // "it" followed by a noun is a determiner ("that movie"): replace the pronoun only.
+    let mut out: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
+    let trail: String = words[at]
+        .chars()
+        .filter(|c| !c.is_alphanumeric() && *c != '\'')
+        .collect();
+    out[at] = if p == "his" || p == "their" {
+        format!("{referent}'s{trail}")
+    } else {
+        format!("{referent}{trail}")
+    };
+    Ok(out.join(" "))
+}
+
+/// Where the pronoun or demonstrative `words` point with stands, if one does: not the dummy "it"
+/// of "it took me …", nor a "that" opening a clause after a verb of knowing.
+fn pointer_at(words: &[&str]) -> Option<usize> {
+    // "I've found that 1 tablespoon …": "that" after a verb of knowing opens a clause.
+    // Not when it ends the clause ("I can understand that") or is the subject of the clause it
+    // would open ("I've always thought that was a really interesting job"): then it points.
+    let opens_clause = |k: usize| {
+        words
+            .get(k + 1)
+            .is_some_and(|next| !POINTED_VERBS.contains(&bare(next).as_str()))
+    };
+    let dummy = took_me(&words.iter().take(3).map(|w| bare(w)).collect::<Vec<_>>());
+    words.iter().enumerate().position(|(k, w)| {
+        let b = bare(w);
+        POINTING.contains(&b.as_str())
+            && !(k == 0 && dummy)
+            && !(b == "that"
+                && k > 0
+                && COMPLEMENT_VERBS.contains(&bare(words[k - 1]).as_str())
+                && opens_clause(k))
+    })
+}
+
+/// The verb after the user's subject before `at` (`lower` is `words[..at]` folded), and the
+/// words before `at` with the subject, that verb, an infinitive's verb and auxiliaries left
+/// out: where a noun the pronoun points at would stand.
+fn beside_the_subject<'w>(
+    words: &[&'w str],
+    at: usize,
+    lower: &[String],
+) -> (Option<usize>, Vec<&'w str>) {
+    // Content words before the pronoun, the subject and its verb aside ("I drew it" has none,
+    // "I have a dog that …" has "dog").
+    let subject = lower
+        .iter()
+        .position(|w| FIRST_PERSON.contains(&w.as_str()));
+    // "I just don't find it very fun": the auxiliary and the verb after it are not nouns.
+    let helper = |k: usize| {
+        INTENSIFIERS.contains(&lower[k].as_str())
+            || ADVERBS.contains(&lower[k].as_str())
+            || AUXILIARIES.contains(&lower[k].as_str())
+    };
+    let mut verb = None;
+    let rest: Vec<&str> = match subject {
+        Some(i) => {
+            verb = (i + 1..at).find(|&k| !helper(k));
+            // "I like to take him for walks": the verb of an infinitive is not a noun either.
+            let infinitive = (at >= 2 && lower[at - 2] == "to").then_some(at - 1);
+            (0..at)
+                .filter(|&k| {
+                    k != i
+                        && Some(k) != verb
+                        && Some(k) != infinitive
+                        && !AUXILIARIES.contains(&lower[k].as_str())
+                })
+                .map(|k| words[k])
+                .collect()
+        }
+        None => words[..at].to_vec(),
+    };
+    (verb, rest)
+}
+
+/// A demonstrative before a noun ("that game") points at the turn before, unless the thing is
+/// the user's own: named, said in this message, or done at a time told. Then it is "the".
+fn the_determiner(
+    words: &[&str],
+    at: usize,
+    before: Option<&str>,
+    mine: Option<&str>,
+) -> Result<String, Dropped> {
+    // "I finally assembled that IKEA bookshelf", "… my model kit. I just got this kit": a
+    // name, or a thing the user named in this message, is the user's own.
+    let next = bare(words[at + 1]);
+    let named = bare_case(words[at + 1])
+        .chars()
+        .next()
+        .is_some_and(char::is_uppercase);
+    let said = [before, mine]
+        .into_iter()
+        .flatten()
+        .any(|t| t.split_whitespace().any(|w| bare(w) == next));
+    // "I just fixed that broken fence … three weeks ago": a thing done at a time told.
+    let all: Vec<String> = words.iter().map(|w| bare(w)).collect();
+    let done_then = past_event(&all) && told_when(&all);
+    if !(named || said || done_then) {
+        return Err(Dropped::by(Rule::Determiner));
+    }
+    let mut out = words.to_vec();
+    out[at] = "the";
+    Ok(out.join(" "))
+}
+
+/// What the pronoun `p` at `at` points at: a name in the clause before for a person, the
+/// question's object, or the user's thing named before ("my old sneakers" for "them", "my
+/// closet" for "it" after a preposition or the verb, a title for a finished "it").
+fn referent_of(
+    p: &str,
+    at: usize,
+    lower: &[String],
+    verb: Option<usize>,
+    question: Option<&str>,
+    before: Option<&str>,
+    mine: Option<&str>,
+) -> Option<String> {
+    match p {
         "him" | "her" | "his" | "their" => before.and_then(last_name),
         "there" | "hers" => None,
         // "I need to take care of my old sneakers, I've been keeping them under my bed".
@@ -749,19 +817,6 @@ fn resolve_pointing(
         }
         _ => question.and_then(answer::referent),
     }
-    .ok_or(Dropped::by(Rule::Unresolved))?;
-    // "it" followed by a noun is a determiner ("that movie"): replace the pronoun only.
-    let mut out: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
-    let trail: String = words[at]
-        .chars()
-        .filter(|c| !c.is_alphanumeric() && *c != '\'')
-        .collect();
-    out[at] = if p == "his" || p == "their" {
-        format!("{referent}'s{trail}")
-    } else {
-        format!("{referent}{trail}")
-    };
-    Ok(out.join(" "))
 }
 
 /// Whether the pronoun at `at` of `words` is whom the verb's thing was for ("I got him a
