@@ -135,109 +135,118 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
             let quote = format!("{q}? {}", one_sentence(&text));
             verdict(&mut out, &quote.clone(), Ok((c, quote)));
         }
-        let mut before: Option<String> = None;
-        // The last clause of this message that names a thing of the user's ("my closet"): what
-        // an "it" or "them" a clause or two later points at.
-        let mut mine: Option<String> = None;
+        let mut r = Reading {
+            s,
+            at,
+            asked: asked.as_deref(),
+            before: None,
+            mine: None,
+        };
         for (clause, asks) in clauses(&without_code_and_quotes(&text)) {
-            // What this clause points back at is named before it, never in it.
-            let mine_before = mine.clone();
-            if my_thing(&clause).is_some() || last_title(&clause).is_some() {
-                mine = Some(clause.clone());
-            }
-            let c = if asks {
-                Err(Dropped::by(Rule::Question))
-            } else {
-                // "I'm a bit tired, just got back from the charity event": "I" left out.
-                disclosure(&clause).or_else(|why| match why.rule {
-                    Rule::NoSubject if subject_left_out(&clause) => {
-                        disclosure(&format!("I {clause}"))
-                    }
-                    _ => Err(why),
-                })
-            };
-            // "I adopted a cat, her name is Mochi", "a playlist I created, called Summer Vibes":
-            // a name for what the clause before spoke of is one fact with it. "I'm really happy
-            // with my new tennis racket, which I got from a sports store downtown": what the
-            // relative clause tells of the user's thing makes the clause before a fact, though
-            // it opened as a reaction or a request. "I've done a 5K run last year, it took me 45
-            // minutes to complete": how long the clause before took is one fact with it, even
-            // where it could stand alone.
-            let joined = match &c {
-                Ok(_) => {
-                    let took: Vec<String> = clause.split_whitespace().take(3).map(bare).collect();
-                    took_me(&took) && join_before(&mut out, at, &clause)
-                }
-                Err(why) => {
-                    why.rule != Rule::Secret
-                        && !asks
-                        && (((names_the_thing_before(&clause)
-                            || describes_the_thing_before(&clause))
-                            && join_before(&mut out, at, &clause))
-                            || (tells_of_the_thing_before(&clause)
-                                && revive_before(&mut out, at, &clause, s.msg.ts)))
-                }
-            };
-            if joined {
-                verdict(
-                    &mut out,
-                    &clause,
-                    Err(Dropped::by(Rule::WithTheClauseBefore)),
-                );
-                before = Some(clause);
-                continue;
-            }
-            let c = match c {
-                Ok(c) => c,
-                Err(why) => {
-                    // "Can you find a case for my iPhone 13 Pro?" asks, and says what the
-                    // user has.
-                    // "a Korg B1, which I've had for about 3 years": the relative clause tells
-                    // of the thing the clause before ends on.
-                    let told = before
-                        .as_deref()
-                        .filter(|_| !asks && why.rule != Rule::Secret)
-                        .and_then(|b| relative::told_of_the_thing(&format!("{b}, {clause}")))
-                        .and_then(|t| disclosure(&t).ok());
-                    let outcome = match (told, possession(&clause)) {
-                        (Some(told), _) => Ok((told, clause.clone())),
-                        (None, Some(has)) if !matches!(why.rule, Rule::Meta | Rule::Secret) => {
-                            Ok((has, clause.clone()))
-                        }
-                        _ => Err(why),
-                    };
-                    verdict(&mut out, &clause, outcome);
-                    before = (!asks).then_some(clause);
-                    continue;
-                }
-            };
-            let resolved = resolve_pointing(
-                &c,
-                asked.as_deref(),
-                before.as_deref(),
-                mine_before.as_deref(),
-            );
-            before = Some(clause.clone());
-            let outcome = match resolved {
-                // "I love dogs too" after the assistant's dogs says the user loves dogs.
-                Ok(r) => Ok((without_agreement(&r), clause.clone())),
-                // "I've been perfecting my Negroni - I've tried making it 10 times": the
-                // pronoun points into the clause before, so the two are one fact.
-                // Not "… so I can understand that": knowing or understanding "that" answers the
-                // other speaker.
-                Err(why)
-                    if why.rule == Rule::Unresolved
-                        && !answers_the_other(&c)
-                        && join_before(&mut out, at, &c) =>
-                {
-                    Err(Dropped::by(Rule::WithTheClauseBefore))
-                }
-                Err(why) => Err(why),
-            };
-            verdict(&mut out, &clause, outcome);
+            read_clause(&mut out, &mut r, clause, asks);
         }
     }
     out
+}
+
+/// What one message's clauses pass on as they are read: the message, the question it answers,
+/// the clause before, and the last clause naming a thing of the user's ("my closet"), which an
+/// "it" or "them" a clause or two later points at.
+struct Reading<'a> {
+    s: &'a Said<'a>,
+    at: usize,
+    asked: Option<&'a str>,
+    before: Option<String>,
+    mine: Option<String>,
+}
+
+/// The verdict on one clause of the message `r` reads (`asks`: its sentence is a question).
+fn read_clause(out: &mut Vec<Verdict>, r: &mut Reading, clause: String, asks: bool) {
+    // What this clause points back at is named before it, never in it.
+    let mine_before = r.mine.clone();
+    if my_thing(&clause).is_some() || last_title(&clause).is_some() {
+        r.mine = Some(clause.clone());
+    }
+    let c = if asks {
+        Err(Dropped::by(Rule::Question))
+    } else {
+        // "I'm a bit tired, just got back from the charity event": "I" left out.
+        disclosure(&clause).or_else(|why| match why.rule {
+            Rule::NoSubject if subject_left_out(&clause) => disclosure(&format!("I {clause}")),
+            _ => Err(why),
+        })
+    };
+    // "I adopted a cat, her name is Mochi", "a playlist I created, called Summer Vibes":
+    // a name for what the clause before spoke of is one fact with it. "I'm really happy
+    // with my new tennis racket, which I got from a sports store downtown": what the
+    // relative clause tells of the user's thing makes the clause before a fact, though
+    // it opened as a reaction or a request. "I've done a 5K run last year, it took me 45
+    // minutes to complete": how long the clause before took is one fact with it, even
+    // where it could stand alone.
+    let joined = match &c {
+        Ok(_) => {
+            let took: Vec<String> = clause.split_whitespace().take(3).map(bare).collect();
+            took_me(&took) && join_before(out, r.at, &clause)
+        }
+        Err(why) => {
+            why.rule != Rule::Secret
+                && !asks
+                && (((names_the_thing_before(&clause) || describes_the_thing_before(&clause))
+                    && join_before(out, r.at, &clause))
+                    || (tells_of_the_thing_before(&clause)
+                        && revive_before(out, r.at, &clause, r.s.msg.ts)))
+        }
+    };
+    if joined {
+        let outcome = Err(Dropped::by(Rule::WithTheClauseBefore));
+        push_verdict(out, r.s, r.at, &clause, outcome);
+        r.before = Some(clause);
+        return;
+    }
+    let c = match c {
+        Ok(c) => c,
+        Err(why) => {
+            // "Can you find a case for my iPhone 13 Pro?" asks, and says what the
+            // user has.
+            // "a Korg B1, which I've had for about 3 years": the relative clause tells
+            // of the thing the clause before ends on.
+            let told = r
+                .before
+                .as_deref()
+                .filter(|_| !asks && why.rule != Rule::Secret)
+                .and_then(|b| relative::told_of_the_thing(&format!("{b}, {clause}")))
+                .and_then(|t| disclosure(&t).ok());
+            let outcome = match (told, possession(&clause)) {
+                (Some(told), _) => Ok((told, clause.clone())),
+                (None, Some(has)) if !matches!(why.rule, Rule::Meta | Rule::Secret) => {
+                    Ok((has, clause.clone()))
+                }
+                _ => Err(why),
+            };
+            push_verdict(out, r.s, r.at, &clause, outcome);
+            r.before = (!asks).then_some(clause);
+            return;
+        }
+    };
+    let resolved = resolve_pointing(&c, r.asked, r.before.as_deref(), mine_before.as_deref());
+    r.before = Some(clause.clone());
+    let outcome = match resolved {
+        // "I love dogs too" after the assistant's dogs says the user loves dogs.
+        Ok(kept) => Ok((without_agreement(&kept), clause.clone())),
+        // "I've been perfecting my Negroni - I've tried making it 10 times": the
+        // pronoun points into the clause before, so the two are one fact.
+        // Not "… so I can understand that": knowing or understanding "that" answers the
+        // other speaker.
+        Err(why)
+            if why.rule == Rule::Unresolved
+                && !answers_the_other(&c)
+                && join_before(out, r.at, &c) =>
+        {
+            Err(Dropped::by(Rule::WithTheClauseBefore))
+        }
+        Err(why) => Err(why),
+    };
+    push_verdict(out, r.s, r.at, &clause, outcome);
 }
 
 /// Push the verdict on `clause` of `s` (the `at`-th of what was said): a kept clause said
