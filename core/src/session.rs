@@ -3,7 +3,7 @@
 //! anything else there (a link, a pipe, a device, a huge file) is passed over with its reason.
 
 use std::fs::{File, Metadata, OpenOptions};
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -23,13 +23,24 @@ pub fn append(dir: &Path, name: &str, lines: &[Line]) -> std::io::Result<()> {
         text.push('\n');
     }
     let mut file = OpenOptions::new()
+        .read(true)
         .append(true)
         .create(true)
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(dir.join(format!("{name}.jsonl")))?;
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(std::io::Error::other("not a regular file"));
+    }
+    // A write cut off before its line break (a crash, a full disk) must not swallow this one.
+    if meta.len() > 0 {
+        use std::os::unix::fs::FileExt;
+        let mut last = [0u8];
+        file.read_exact_at(&mut last, meta.len() - 1)?;
+        if last != *b"\n" {
+            text.insert(0, '\n');
+        }
     }
     file.write_all(text.as_bytes())?;
     file.sync_data()
@@ -56,7 +67,7 @@ impl Line {
 }
 
 /// One session log as read.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Session {
     pub id: String,
     pub path: PathBuf,
@@ -65,8 +76,14 @@ pub struct Session {
     /// The line of the log each of `lines` was read from (1-based); empty when not read from a
     /// file.
     pub numbers: Vec<usize>,
-    /// Lines that did not parse.
+    /// Lines that did not parse (a torn write, invalid UTF-8, not a message), among those read.
     pub skipped: usize,
+    /// Messages before `lines[0]` in the log, not read: the log is over [`MAX_LOG_BYTES`] and
+    /// only its newest part was read. A watermark counts messages from the log's start, so
+    /// `lines[i]` is message `first + i`.
+    pub first: usize,
+    /// For each of `lines`, how many of the `skipped` lines came before it.
+    pub skipped_before: Vec<usize>,
 }
 
 impl Session {
@@ -74,6 +91,33 @@ impl Session {
     pub fn line_number(&self, i: usize) -> usize {
         self.numbers.get(i).copied().unwrap_or(i + 1)
     }
+
+    /// The unparsable lines a pass reports when the log's watermark is `messages_read`: those
+    /// past the last message read and before the newest message, so each is reported once, by
+    /// the pass that reads past it. One after the newest message waits for the next message
+    /// (it may be the tail of a write that was cut off).
+    pub fn skipped_since(&self, messages_read: usize) -> usize {
+        let from = messages_read.saturating_sub(self.first);
+        let (Some(&newest), true) = (self.skipped_before.last(), from < self.lines.len()) else {
+            return 0;
+        };
+        let before = match from {
+            0 => 0,
+            _ => self.skipped_before.get(from - 1).copied().unwrap_or(0),
+        };
+        newest - before
+    }
+}
+
+/// What one non-blank line of a log holds.
+fn message(raw: &[u8]) -> Option<Option<Line>> {
+    let text = std::str::from_utf8(raw).ok();
+    if text.map_or(raw.iter().all(u8::is_ascii_whitespace), |t| {
+        t.trim().is_empty()
+    }) {
+        return None;
+    }
+    Some(text.and_then(|t| serde_json::from_str::<Line>(t).ok()))
 }
 
 /// Parse a log's text.
@@ -84,25 +128,35 @@ pub fn parse(text: &str) -> (Vec<Line>, usize) {
 
 /// Parse a log's text, with the line (1-based) each message was read from.
 pub fn parse_numbered(text: &str) -> (Vec<Line>, Vec<usize>, usize) {
-    let mut lines = Vec::new();
-    let mut numbers = Vec::new();
-    let mut skipped = 0;
-    for (i, raw) in text.lines().enumerate() {
-        if raw.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Line>(raw) {
-            Ok(l) => {
-                lines.push(l);
-                numbers.push(i + 1);
-            }
-            Err(_) => skipped += 1,
-        }
-    }
-    (lines, numbers, skipped)
+    let s = parse_bytes(text.as_bytes(), 0);
+    (s.lines, s.numbers, s.skipped)
 }
 
-/// The most a log may hold to be read: a pass reads about the newest 8,000 characters, and a
+/// Parse a log's bytes, whose first line is line `before + 1` of the log. A line that is not
+/// UTF-8 or not a message is skipped and counted, and the lines around it are read; a last line
+/// with no line break that does not parse is neither: a write may still be under way.
+fn parse_bytes(bytes: &[u8], before: usize) -> Session {
+    let mut s = Session::default();
+    let mut offset = 0;
+    for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        offset += raw.len() + 1;
+        let unfinished = offset > bytes.len();
+        match message(raw) {
+            None => {}
+            Some(Some(l)) => {
+                s.lines.push(l);
+                s.numbers.push(before + i + 1);
+                s.skipped_before.push(s.skipped);
+            }
+            Some(None) if unfinished => {}
+            Some(None) => s.skipped += 1,
+        }
+    }
+    s
+}
+
+/// The most of a log a pass reads: a longer log is read from its first whole line within this
+/// many bytes of its end (its newest part). A pass reads about the newest 8,000 characters, and a
 /// chat of this size would be some two million words.
 pub const MAX_LOG_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -112,11 +166,6 @@ pub enum NotRead {
     /// A symlink, FIFO, device, socket or folder: logs are regular files, and anything else could
     /// block the pass, never end, or be someone else's file.
     NotAFile,
-    /// Larger than [`MAX_LOG_BYTES`].
-    TooLarge {
-        bytes: u64,
-    },
-    NotUtf8,
     Unreadable(String),
 }
 
@@ -124,12 +173,6 @@ impl std::fmt::Display for NotRead {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             NotRead::NotAFile => f.write_str("not a regular file (a link, pipe or device)"),
-            NotRead::TooLarge { bytes } => write!(
-                f,
-                "{bytes} bytes, over the {} MiB a log may have",
-                MAX_LOG_BYTES / 1024 / 1024
-            ),
-            NotRead::NotUtf8 => f.write_str("not UTF-8 text"),
             NotRead::Unreadable(e) => write!(f, "cannot be read: {e}"),
         }
     }
@@ -152,10 +195,10 @@ pub struct Logs {
     pub passed_over: Vec<PassedOver>,
 }
 
-/// The session logs in `dir`. A missing folder is empty. Only regular files of at most
-/// [`MAX_LOG_BYTES`] are read, opened without following a link and without waiting on a pipe;
-/// every other `.jsonl` entry is passed over with its reason. A file that vanishes meanwhile is
-/// left out.
+/// The session logs in `dir`. A missing folder is empty. Only regular files are read, opened
+/// without following a link and without waiting on a pipe, and of a log over [`MAX_LOG_BYTES`]
+/// only its newest part; every other `.jsonl` entry is passed over with its reason. A file that
+/// vanishes meanwhile is left out.
 pub fn read_dir(dir: &Path) -> std::io::Result<Logs> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
@@ -176,17 +219,12 @@ pub fn read_dir(dir: &Path) -> std::io::Result<Logs> {
             continue;
         };
         match read_log(&path) {
-            Ok((text, modified)) => {
-                let (lines, numbers, skipped) = parse_numbered(&text);
-                logs.sessions.push(Session {
-                    id,
-                    path,
-                    modified: DateTime::<Utc>::from(modified),
-                    lines,
-                    numbers,
-                    skipped,
-                });
-            }
+            Ok((read, modified)) => logs.sessions.push(Session {
+                id,
+                path,
+                modified: DateTime::<Utc>::from(modified),
+                ..read
+            }),
             Err(Some(why)) => logs.passed_over.push(PassedOver {
                 file: entry.file_name().to_string_lossy().into_owned(),
                 why,
@@ -200,8 +238,8 @@ pub fn read_dir(dir: &Path) -> std::io::Result<Logs> {
     Ok(logs)
 }
 
-/// One log's text and modification time; `Err(None)` if it is gone.
-fn read_log(path: &Path) -> Result<(String, SystemTime), Option<NotRead>> {
+/// One log's messages and modification time; `Err(None)` if it is gone.
+fn read_log(path: &Path) -> Result<(Session, SystemTime), Option<NotRead>> {
     let gone_or = |e: std::io::Error| {
         (e.kind() != std::io::ErrorKind::NotFound).then(|| NotRead::Unreadable(e.to_string()))
     };
@@ -210,25 +248,61 @@ fn read_log(path: &Path) -> Result<(String, SystemTime), Option<NotRead>> {
     if !meta.file_type().is_file() {
         return Err(Some(NotRead::NotAFile));
     }
-    check_size(meta.len())?;
     // It may have been swapped since: the open itself refuses a link and cannot block.
     let (file, meta) = open_regular(path)?;
-    check_size(meta.len())?;
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    // And it may grow while read: read one byte past the bound at most.
-    file.take(MAX_LOG_BYTES + 1)
+    let mut reader = std::io::BufReader::new(file);
+    let head = match meta.len().checked_sub(MAX_LOG_BYTES) {
+        Some(start) if start > 0 => skip_head(&mut reader, start).map_err(gone_or)?,
+        _ => Head::default(),
+    };
+    // It may grow while read: a line cut off at the bound is an unfinished one.
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(MAX_LOG_BYTES)).unwrap_or(0));
+    reader
+        .take(MAX_LOG_BYTES)
         .read_to_end(&mut bytes)
         .map_err(gone_or)?;
-    check_size(bytes.len() as u64)?;
-    let text = String::from_utf8(bytes).map_err(|_| Some(NotRead::NotUtf8))?;
-    Ok((text, meta.modified().unwrap_or(SystemTime::UNIX_EPOCH)))
+    let read = Session {
+        first: head.messages,
+        ..parse_bytes(&bytes, head.lines)
+    };
+    Ok((read, meta.modified().unwrap_or(SystemTime::UNIX_EPOCH)))
 }
 
-fn check_size(bytes: u64) -> Result<(), Option<NotRead>> {
-    if bytes > MAX_LOG_BYTES {
-        return Err(Some(NotRead::TooLarge { bytes }));
+/// The part of a long log before its newest [`MAX_LOG_BYTES`]: counted, not kept.
+#[derive(Debug, Default)]
+struct Head {
+    lines: usize,
+    messages: usize,
+}
+
+/// Read past the lines of `reader` that start before byte `start`, counting them and the
+/// messages among them the way [`parse_bytes`] does, so that watermarks (which count messages
+/// from the log's start) hold for the part read after. At most one line is held at a time, and
+/// a line longer than [`MAX_LOG_BYTES`] is not held at all (it is not a message).
+fn skip_head(reader: &mut impl BufRead, start: u64) -> std::io::Result<Head> {
+    let mut head = Head::default();
+    let mut at = 0u64;
+    let mut line = Vec::new();
+    while at < start {
+        line.clear();
+        let n = (&mut *reader)
+            .take(MAX_LOG_BYTES)
+            .read_until(b'\n', &mut line)? as u64;
+        at += n;
+        if line.last() != Some(&b'\n') {
+            if n < MAX_LOG_BYTES {
+                break; // the end, mid-line: the log was cut short meanwhile
+            }
+            at += reader.skip_until(b'\n')? as u64;
+            head.lines += 1;
+            continue;
+        }
+        head.lines += 1;
+        if let Some(Some(_)) = message(&line[..line.len() - 1]) {
+            head.messages += 1;
+        }
     }
-    Ok(())
+    Ok(head)
 }
 
 /// Open `path` for reading if it is a regular file: a symlink is refused by the open itself
@@ -339,18 +413,62 @@ mod tests {
         assert!(!dir.path().join("elsewhere").exists());
     }
 
+    const MSG: &str = "{\"role\":\"user\",\"content\":\"hi\"}\n";
+
     #[test]
-    fn a_log_that_is_not_utf8_is_passed_over_with_its_reason() {
+    fn a_torn_line_is_skipped_and_every_other_line_read() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("bad.jsonl"),
-            b"{\"role\":\"user\",\"content\":\"caf\xe9\"}\n",
-        )
-        .unwrap();
+        let mut log = MSG.as_bytes().to_vec();
+        log.extend_from_slice(b"{\"role\":\"user\",\"content\":\"caf\xe9\"}\n");
+        log.extend_from_slice(MSG.as_bytes());
+        std::fs::write(dir.path().join("torn.jsonl"), log).unwrap();
         let logs = read_dir(dir.path()).unwrap();
-        assert!(logs.sessions.is_empty());
-        assert_eq!(logs.passed_over[0].why, NotRead::NotUtf8);
-        assert_eq!(logs.passed_over[0].why.to_string(), "not UTF-8 text");
+        assert!(logs.passed_over.is_empty(), "{:?}", logs.passed_over);
+        let s = &logs.sessions[0];
+        assert_eq!((s.lines.len(), s.skipped), (2, 1));
+        assert_eq!(s.numbers, [1, 3]);
+    }
+
+    #[test]
+    fn an_unfinished_last_line_is_not_counted_as_bad() {
+        let text = format!("{MSG}{{\"role\":\"us");
+        assert_eq!(parse(&text), (vec![parse(MSG).0[0].clone()], 0));
+        let done = format!("{MSG}{{\"role\":\"us\n");
+        assert_eq!(parse(&done).1, 1);
+    }
+
+    /// Bad lines are reported once: by the pass that reads past them.
+    #[test]
+    fn skipped_since_counts_the_bad_lines_past_the_watermark_once() {
+        // messages 0, 1, 2; bad lines before 1 (one) and before 2 (two), and one after 2.
+        let text = format!("{MSG}torn\n{MSG}x\n\ny\n{MSG}z\n");
+        let s = parse_bytes(text.as_bytes(), 0);
+        assert_eq!((s.lines.len(), s.skipped), (3, 4));
+        let seen: Vec<usize> = (0..=4).map(|read| s.skipped_since(read)).collect();
+        assert_eq!(seen, [3, 3, 2, 0, 0]);
+        // Read in part, from message 10 of the log on.
+        let tail = Session { first: 10, ..s };
+        assert_eq!(tail.skipped_since(11), 3);
+        assert_eq!(tail.skipped_since(12), 2);
+        assert_eq!(tail.skipped_since(13), 0);
+    }
+
+    #[test]
+    fn an_append_after_a_cut_off_write_starts_on_its_own_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s.jsonl"), format!("{MSG}{{\"role\":\"us")).unwrap();
+        let line = Line {
+            ts: None,
+            role: "user".into(),
+            content: "still here".into(),
+            origin: None,
+            agent: None,
+        };
+        append(dir.path(), "s", std::slice::from_ref(&line)).unwrap();
+        let text = std::fs::read_to_string(dir.path().join("s.jsonl")).unwrap();
+        let (lines, skipped) = parse(&text);
+        assert_eq!(lines.last(), Some(&line));
+        assert_eq!((lines.len(), skipped), (2, 1));
     }
 
     #[test]

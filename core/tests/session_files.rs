@@ -1,5 +1,6 @@
 //! What may sit in `sessions/` besides logs: a FIFO, links to files elsewhere or to a device, a
-//! log too large to be one. A pass reads regular files of bounded size only, and never waits.
+//! log over the size bound. A pass reads regular files only (of a long one, its newest part), and
+//! never waits.
 #![cfg(unix)]
 
 use std::fs;
@@ -120,24 +121,147 @@ fn log_of(total: usize) -> Vec<u8> {
 }
 
 #[test]
-fn a_log_over_16_mib_is_passed_over_and_one_at_the_bound_is_read() {
+fn a_log_at_the_bound_is_read_whole() {
     let (_tmp, dir) = sessions_dir();
     assert_eq!(MAX_LOG_BYTES, 16 * MIB as u64);
     fs::write(dir.join("big.jsonl"), log_of(16 * MIB)).expect("big");
-    fs::write(dir.join("huge.jsonl"), log_of(16 * MIB + 1)).expect("huge");
     let logs = read(&dir, || {});
-    let mut read_ids = ids(&logs);
-    read_ids.sort();
-    assert_eq!(read_ids, ["big", "good"]);
     let big = logs
         .sessions
         .iter()
         .find(|s| s.id == "big")
         .expect("big is read");
-    assert_eq!((big.lines.len(), big.skipped), (16 * MIB / 128, 0));
-    let bytes = 16 * MIB as u64 + 1;
     assert_eq!(
-        logs.passed_over,
-        [passed("huge.jsonl", NotRead::TooLarge { bytes })]
+        (big.lines.len(), big.skipped, big.first),
+        (16 * MIB / 128, 0, 0)
     );
+    assert!(logs.passed_over.is_empty());
+}
+
+/// A log over the bound: its newest part is read from its first whole line, and a watermark
+/// (messages from the log's start) means the same message as when the log was read whole.
+#[test]
+fn a_log_over_16_mib_is_read_from_its_newest_whole_line() {
+    let (_tmp, dir) = sessions_dir();
+    let mut log = b"torn \xe9\n\n".to_vec();
+    log.extend(log_of(16 * MIB));
+    // The bound falls inside a 128-byte line near the start: reading starts at the next one.
+    let said = |i: usize| format!("{{\"role\":\"user\",\"content\":\"newest {i}\"}}\n");
+    for i in 0..3 {
+        log.extend(said(i).bytes());
+    }
+    log.extend(b"torn \xe9\n");
+    log.extend(said(3).bytes());
+    fs::write(dir.join("huge.jsonl"), &log).expect("huge");
+    let logs = read(&dir, || {});
+    assert!(logs.passed_over.is_empty(), "{:?}", logs.passed_over);
+    let huge = logs
+        .sessions
+        .iter()
+        .find(|s| s.id == "huge")
+        .expect("huge is read");
+    let total = 16 * MIB / 128 + 4;
+    assert_eq!(
+        session::parse(&String::from_utf8_lossy(&log)).0.len(),
+        total
+    );
+    assert_eq!(
+        huge.first + huge.lines.len(),
+        total,
+        "messages from the log's start"
+    );
+    assert!(huge.first > 0 && huge.lines.len() < total);
+    let newest: Vec<&str> = huge.lines[huge.lines.len() - 4..]
+        .iter()
+        .map(|l| l.content.as_str())
+        .collect();
+    assert_eq!(newest, ["newest 0", "newest 1", "newest 2", "newest 3"]);
+    // Numbers are lines of the whole file: two lines before the 128-byte ones, one torn after.
+    let lines_in_file = 2 + 16 * MIB / 128 + 5;
+    assert_eq!(huge.numbers.last(), Some(&lines_in_file));
+    assert_eq!(
+        huge.numbers[0],
+        2 + huge.first + 1,
+        "line of message `first`"
+    );
+    assert_eq!(huge.skipped, 1, "the torn line in the part read");
+    assert_eq!(huge.skipped_since(total - 1), 1);
+    assert_eq!(huge.skipped_since(total), 0);
+    // A pass over it: the watermark is the message count of the whole log, and the next pass
+    // reads only what is appended after.
+    let (data, marks) = (dir.parent().expect("the data dir"), |data: &Path| {
+        let store = localm_core::store::Store::new(data, "chat", "test");
+        store.read().expect("the store reads").state.sessions["huge"].lines_read
+    });
+    assert_eq!(pass(data).lines_skipped, 1);
+    assert_eq!(marks(data), total);
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("huge.jsonl"))
+        .expect("huge.jsonl opens");
+    std::io::Write::write_all(&mut file, said(4).as_bytes()).expect("an append");
+    assert_eq!(pass(data).lines_skipped, 0);
+    assert_eq!(marks(data), total + 1);
+}
+
+/// A model that answers nothing: the pass falls back to its rules (as in the fuzz target's
+/// `Echo` with no draft). What is read and reported here does not depend on a model.
+struct Silent;
+
+impl localm_core::models::Generator for Silent {
+    fn generate(
+        &mut self,
+        _: &[localm_core::models::Message],
+        _: &str,
+        _: usize,
+    ) -> Result<localm_core::models::Generation, localm_core::models::ModelError> {
+        Ok(localm_core::models::Generation {
+            text: String::new(),
+            prompt_tokens: 1,
+            cached_tokens: 0,
+            gen_tokens: 0,
+            drafted_tokens: 0,
+            prompt_ms: 0.0,
+            gen_ms: 0.0,
+        })
+    }
+}
+
+/// A pass over `sessions/` (its model answering nothing), and its report.
+fn pass(data: &Path) -> localm_core::consolidate::Report {
+    use localm_core::consolidate::{self, Pass};
+    let store = localm_core::store::Store::new(data, "chat", "test");
+    let pass = Pass {
+        store: &store,
+        sessions_dir: data.join("sessions"),
+        mode: localm_core::settings::Mode::Log,
+        now: "2026-03-01T12:00:00Z".parse().expect("a time"),
+        pass_id: "p".into(),
+        elapsed: &|| Duration::ZERO,
+    };
+    let silent = Box::new(|| Ok(Box::new(Silent) as Box<dyn localm_core::models::Generator>));
+    consolidate::run(&pass, silent, None).expect("the pass runs")
+}
+
+/// A torn line is reported by the pass that reads past it, not by every pass after it; the
+/// messages around it are read.
+#[test]
+fn a_torn_line_is_reported_once_and_the_log_read() {
+    let (tmp, dir) = sessions_dir();
+    let said = |text: &str| format!("{{\"role\":\"user\",\"content\":\"{text}\"}}\n");
+    let mut log = said("My sister is called Ann").into_bytes();
+    log.extend(b"{\"role\":\"user\",\"content\":\"caf\xe9\n");
+    log.extend(said("I work at the bakery").bytes());
+    fs::write(dir.join("torn.jsonl"), &log).expect("torn.jsonl");
+    let first = pass(tmp.path());
+    assert!(first.logs_not_read.is_empty(), "{:?}", first.logs_not_read);
+    assert_eq!(first.lines_skipped, 1);
+    assert_eq!(first.sessions_read, 2, "good and torn");
+    let again = pass(tmp.path());
+    assert_eq!(again.lines_skipped, 0, "reported once");
+    log.extend(b"\xff\n");
+    log.extend(said("I live in Oslo").bytes());
+    fs::write(dir.join("torn.jsonl"), &log).expect("torn.jsonl grows");
+    let third = pass(tmp.path());
+    assert_eq!((third.lines_skipped, third.sessions_read), (1, 1));
 }

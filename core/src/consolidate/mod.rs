@@ -117,7 +117,7 @@ struct Gathered<'s> {
     sessions: Vec<String>,
     /// How far each session was read (its new watermark).
     read_to: Vec<(String, usize)>,
-    /// For each of `said`, its index among its session's lines.
+    /// For each of `said`, its message's index in its log (the watermark's unit).
     said_at: Vec<usize>,
 }
 
@@ -137,13 +137,15 @@ fn gather<'s>(sessions: &'s [Session], snap: &Snapshot) -> Gathered<'s> {
         if budget < 200 {
             break;
         }
-        let from = snap.state.sessions.get(&s.id).map_or(0, |m| m.lines_read);
+        let mark = snap.state.sessions.get(&s.id).map_or(0, |m| m.lines_read);
+        // Of a log read in part, `lines` starts at message `first`.
+        let from = mark.saturating_sub(s.first);
         if from >= s.lines.len() {
             continue;
         }
         let new: Vec<&session::Line> = s.lines[from..].iter().collect();
         let log = prompt::render_log(&new, budget);
-        g.read_to.push((s.id.clone(), s.lines.len()));
+        g.read_to.push((s.id.clone(), s.first + s.lines.len()));
         if log.is_empty() {
             continue;
         }
@@ -168,7 +170,8 @@ fn gather<'s>(sessions: &'s [Session], snap: &Snapshot) -> Gathered<'s> {
                 msg,
             });
         g.said.splice(0..0, lines);
-        g.said_at.splice(0..0, from..s.lines.len());
+        g.said_at
+            .splice(0..0, s.first + from..s.first + s.lines.len());
     }
     g.logs.reverse();
     g
@@ -220,7 +223,12 @@ pub fn run<'g>(
         .iter()
         .map(|p| Skipped::because(p.file.clone(), p.why.to_string()))
         .collect();
-    report.lines_skipped = logs.sessions.iter().map(|s| s.skipped).sum();
+    // Each bad line once: those the watermark has not passed.
+    report.lines_skipped = logs
+        .sessions
+        .iter()
+        .map(|s| s.skipped_since(snap.state.sessions.get(&s.id).map_or(0, |m| m.lines_read)))
+        .sum();
     let (held, mut sessions): (Vec<Session>, Vec<Session>) =
         logs.sessions.into_iter().partition(|s| {
             snap.state

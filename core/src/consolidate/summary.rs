@@ -235,6 +235,7 @@ mod tests {
             lines,
             numbers: Vec::new(),
             skipped: 0,
+            ..Session::default()
         }
     }
 
