@@ -82,12 +82,50 @@ pub fn code_of(err: &anyhow::Error) -> Code {
 /// Print `localm: error: …` (the whole chain on one line) and return the exit code.
 pub fn report(err: &anyhow::Error) -> ExitCode {
     let code = code_of(err);
-    let mut line = format!("{err:#}");
+    let mut line = one_line(err);
     if code == Code::Busy {
         line.push_str("; nothing was changed, try again when it finishes");
+    } else if disk_full_and_nothing_changed(err) {
+        line.push_str("; the disk is full: free some space and run it again (nothing was changed)");
     }
     eprintln!("localm: error: {}", line.replace('\n', " "));
     ExitCode::from(code as u8)
+}
+
+/// A store write that failed for want of disk space, before anything changed (every store
+/// error but `Unfinished` leaves the store as it was).
+fn disk_full_and_nothing_changed(err: &anyhow::Error) -> bool {
+    let full = err.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::StorageFull)
+    });
+    let unfinished = err.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<StoreError>(),
+            Some(StoreError::Unfinished { .. })
+        ) || matches!(
+            c.downcast_ref::<ManageError>(),
+            Some(ManageError::Store(StoreError::Unfinished { .. }))
+        )
+    });
+    full && !unfinished
+}
+
+/// The error and its causes on one line, `a: b: c`, each said once: a message that already ends
+/// with its cause (thiserror's `"…: {source}"`) is not followed by the cause again.
+pub fn one_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if line.ends_with(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }
 
 /// A command line clap could not parse: help and version go to stdout with 0; anything else is

@@ -756,3 +756,82 @@ fn status_tells_where_things_stand() {
     assert_eq!(v["memory_plugin"], true);
     assert_eq!(v["mode"], "log");
 }
+
+/// A small tmpfs of its own, unmounted on drop; `None` where mounting is not allowed (not
+/// root), and the test that needs it says it did not run.
+struct SmallDisk(tempfile::TempDir);
+
+impl SmallDisk {
+    fn mount() -> Option<SmallDisk> {
+        let dir = tempfile::tempdir().unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs"])
+            .arg(dir.path())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        mounted.then_some(SmallDisk(dir))
+    }
+
+    /// Fill it: write until the disk has no block left.
+    fn fill(&self) -> std::path::PathBuf {
+        use std::io::Write;
+        let path = self.0.path().join("filler");
+        let mut f = fs::File::create(&path).unwrap();
+        let block = [0u8; 4096];
+        while f.write_all(&block).is_ok() {}
+        let _ = f.sync_all();
+        path
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.0.path())
+            .status();
+    }
+}
+
+/// On a full disk, deleting either works or says in one line what to do, the error said once;
+/// the lock is had all the same (writing who holds it is not needed). Once space is freed, it
+/// works.
+#[test]
+fn forget_and_clear_on_a_full_disk_say_what_to_do_once() {
+    let Some(disk) = SmallDisk::mount() else {
+        eprintln!("not run: mounting a tmpfs needs root");
+        return;
+    };
+    let env = Env {
+        dir: tempfile::tempdir_in(disk.0.path()).unwrap(),
+    };
+    let tea = add(&env, "Prefers tea over coffee");
+    add(&env, "Lives in Lyon");
+    let filler = disk.fill();
+    for args in [
+        ["memory", "forget", &tea, "-y"],
+        ["memory", "clear", "-y", ""],
+    ] {
+        let args: Vec<&str> = args.into_iter().filter(|a| !a.is_empty()).collect();
+        let run = env.log(&args);
+        let err = run.stderr();
+        assert_eq!(run.code(), 1, "{}", run.describe());
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        assert_eq!(
+            err.matches("No space left on device").count(),
+            1,
+            "said once: {err}"
+        );
+        assert!(!err.contains("lock file"), "the lock is had: {err}");
+        assert!(
+            err.trim_end().ends_with(
+                "the disk is full: free some space and run it again (nothing was changed)"
+            ),
+            "{err}"
+        );
+        assert_eq!(env.records().len(), 2, "nothing was changed");
+    }
+    fs::remove_file(filler).unwrap();
+    env.log(&["memory", "forget", &tea, "-y"]).ok();
+    assert_eq!(env.records().len(), 1);
+}

@@ -61,7 +61,9 @@ impl StoreLock {
         let mut retries_left = wait.as_millis().div_ceil(RETRY_EVERY.as_millis());
         loop {
             if file.try_lock().map_err(io_err)? {
-                write_holder(path, command).map_err(io_err)?;
+                // Who holds it is for a waiting process to say; on a full disk it may not be
+                // written, and the lock holds all the same (so a fact can still be deleted).
+                let _ = write_holder(path, command);
                 return Ok(StoreLock {
                     file,
                     path: path.to_path_buf(),
