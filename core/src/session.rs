@@ -11,7 +11,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 /// Append `lines` to the log `dir/<name>.jsonl` in one write: the folder is created 0700 if
-/// missing, the file 0600; a link or anything but a regular file there is refused. `name` must
+/// missing, the file 0600; a link or anything but a regular file there is refused. A write that
+/// fails leaves the log as it was (a file it created is removed). `name` must
 /// already be a checked session name (see `chat::session_name`).
 pub fn append(dir: &Path, name: &str, lines: &[Line]) -> std::io::Result<()> {
     use std::io::Write;
@@ -22,13 +23,21 @@ pub fn append(dir: &Path, name: &str, lines: &[Line]) -> std::io::Result<()> {
         text.push_str(&serde_json::to_string(l).map_err(std::io::Error::other)?);
         text.push('\n');
     }
-    let mut file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(dir.join(format!("{name}.jsonl")))?;
+    let path = dir.join(format!("{name}.jsonl"));
+    let open = |create: bool| {
+        OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create_new(create)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&path)
+    };
+    let (mut file, created) = match open(true) {
+        Ok(f) => (f, true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => (open(false)?, false),
+        Err(e) => return Err(e),
+    };
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(std::io::Error::other("not a regular file"));
@@ -42,8 +51,19 @@ pub fn append(dir: &Path, name: &str, lines: &[Line]) -> std::io::Result<()> {
             text.insert(0, '\n');
         }
     }
-    file.write_all(text.as_bytes())?;
-    file.sync_data()
+    let written = file
+        .write_all(text.as_bytes())
+        .and_then(|()| file.sync_data());
+    if written.is_err() {
+        // A full disk, say: leave the log as it was, with no empty file and no torn line
+        // (shortening a file needs no room).
+        if created {
+            let _ = std::fs::remove_file(&path);
+        } else {
+            let _ = file.set_len(meta.len());
+        }
+    }
+    written
 }
 
 /// One logged message.

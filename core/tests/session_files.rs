@@ -265,3 +265,65 @@ fn a_torn_line_is_reported_once_and_the_log_read() {
     let third = pass(tmp.path());
     assert_eq!((third.lines_skipped, third.sessions_read), (1, 1));
 }
+
+/// A 64 KiB tmpfs of its own, unmounted on drop; `None` where mounting is not allowed (not
+/// root): the test that needs it then says it did not run.
+struct SmallDisk(tempfile::TempDir);
+
+impl SmallDisk {
+    fn mount() -> Option<SmallDisk> {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs"])
+            .arg(dir.path())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        mounted.then_some(SmallDisk(dir))
+    }
+
+    /// Write until no block is left.
+    fn fill(&self) {
+        use std::io::Write;
+        let mut f = fs::File::create(self.0.path().join("filler")).expect("filler");
+        while f.write_all(&[0u8; 4096]).is_ok() {}
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0.path()).status();
+    }
+}
+
+/// On a full disk an append fails and leaves things as they were: no empty log for a new
+/// session, and an old log without a torn line at its end.
+#[test]
+fn a_failed_append_leaves_no_empty_log_and_no_torn_line() {
+    let Some(disk) = SmallDisk::mount() else {
+        eprintln!("not run: mounting a tmpfs needs root");
+        return;
+    };
+    let dir = disk.0.path().join("sessions");
+    let line = |content: String| session::Line {
+        ts: None,
+        role: "user".into(),
+        content,
+        origin: None,
+        agent: None,
+    };
+    session::append(&dir, "old", &[line("I live in Lyon".into())]).expect("room for one");
+    let before = fs::read(dir.join("old.jsonl")).expect("old.jsonl");
+    disk.fill();
+    let long = line("x".repeat(64 * 1024));
+    assert!(session::append(&dir, "new", std::slice::from_ref(&long)).is_err());
+    assert!(!dir.join("new.jsonl").exists(), "no empty log left behind");
+    assert!(session::append(&dir, "old", &[long]).is_err());
+    let after = fs::read(dir.join("old.jsonl")).expect("old.jsonl");
+    assert!(
+        after == before,
+        "the log is as it was: {} bytes, was {}",
+        after.len(),
+        before.len()
+    );
+}
