@@ -1,6 +1,6 @@
 //! Reading chat session logs (`sessions/<id>.jsonl`, one message a line): lines that do not
-//! parse are skipped and counted, never fatal; only regular files of bounded size are read, and
-//! anything else there (a link, a pipe, a device, a huge file) is passed over with its reason.
+//! parse are skipped and counted, never fatal; only regular files are read (of one over the size
+//! cap, its newest part), and anything else there (a link, a pipe, a device) is passed over.
 
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{BufRead, Read};
