@@ -807,6 +807,10 @@ fn forget_and_clear_on_a_full_disk_say_what_to_do_once() {
     };
     let tea = add(&env, "Prefers tea over coffee");
     add(&env, "Lives in Lyon");
+    // With no lock file (a first change, or one removed), taking the lock makes it, which needs
+    // no block; writing its holder line does.
+    let lock = env.store_dir().join(".lock");
+    fs::remove_file(&lock).expect("the store's lock file");
     let filler = disk.fill();
     for args in [
         ["memory", "forget", &tea, "-y"],
