@@ -41,6 +41,8 @@ pub const BACKFILL_INTERVAL: &str = "LOCALM_MEMORY_BACKFILL_INTERVAL";
 pub const HEADER_READ: &str = "LOCALM_HEADER_READ_TIMEOUT";
 /// The body deadline in seconds (for tests; not advertised).
 pub const BODY_READ: &str = "LOCALM_BODY_READ_TIMEOUT";
+/// Seconds an MCP-over-HTTP session may go without a request before it is closed and freed.
+pub const MCP_SESSION_IDLE: &str = "LOCALM_MCP_SESSION_IDLE";
 /// Seconds a chat worker stays loaded with no turn.
 pub const CHAT_IDLE: &str = "LOCALM_CHAT_IDLE";
 /// Seconds of upstream silence before a keep-alive comment on a relayed stream.
@@ -89,6 +91,10 @@ pub struct Deadlines {
     /// head. The largest body (1 MiB) takes milliseconds on a local connection; ten seconds
     /// forgives a stalled machine.
     pub body_read: Duration,
+    /// [`MCP_SESSION_IDLE`]: how long a `localm mcp --http` session may go without a request
+    /// before it is closed and its memory freed (five minutes, rmcp's own default; a client that
+    /// comes back later starts a new session).
+    pub mcp_session_idle: Duration,
 }
 
 impl Default for Deadlines {
@@ -96,6 +102,7 @@ impl Default for Deadlines {
         Deadlines {
             header_read: Duration::from_secs(10),
             body_read: Duration::from_secs(10),
+            mcp_session_idle: Duration::from_secs(300),
         }
     }
 }
@@ -165,6 +172,7 @@ impl Env {
             deadlines: Deadlines {
                 header_read: seconds(HEADER_READ, defaults.deadlines.header_read)?,
                 body_read: seconds(BODY_READ, defaults.deadlines.body_read)?,
+                mcp_session_idle: seconds(MCP_SESSION_IDLE, defaults.deadlines.mcp_session_idle)?,
             },
             chat: ChatEnv {
                 idle: seconds(CHAT_IDLE, defaults.chat.idle)?,

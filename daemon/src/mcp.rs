@@ -24,6 +24,7 @@ use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router}
 use serde::{Deserialize, Serialize};
 
 pub mod http;
+mod sessions;
 
 use crate::config::{Config, Overrides};
 use crate::models;
@@ -40,6 +41,8 @@ pub struct McpOptions {
     pub tools: Tools,
     /// `--http ADDR`: serve Streamable HTTP there instead of stdio.
     pub http: Option<std::net::SocketAddr>,
+    /// `--http`'s header-read timeout, body deadline and session idleness (the daemon's).
+    pub deadlines: crate::config::Deadlines,
 }
 
 /// Which tools the server offers.
@@ -264,6 +267,36 @@ impl ServerHandler for MemoryServer {
             .with_server_info(Implementation::new("localm", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
+
+    /// Arguments that do not fit the tool's input schema are a JSON-RPC error (-32602 Invalid
+    /// params), as the reference says; rmcp's router would make them a tool result with
+    /// `isError`. A tool error is kept for what the tool itself refuses.
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        arguments_fit(&request.name, request.arguments.as_ref())?;
+        let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        self.tool_router.call(tcc).await
+    }
+}
+
+/// `Err(-32602)` when `arguments` do not deserialize as `tool`'s; an unknown tool passes (the
+/// router says it is not found).
+fn arguments_fit(
+    tool: &str,
+    arguments: Option<&serde_json::Map<String, serde_json::Value>>,
+) -> Result<(), rmcp::ErrorData> {
+    let value = serde_json::Value::Object(arguments.cloned().unwrap_or_default());
+    let fits = match tool {
+        "memory_recall" => serde_json::from_value::<RecallArgs>(value).map(drop),
+        "memory_append" => serde_json::from_value::<AppendArgs>(value).map(drop),
+        _ => Ok(()),
+    };
+    fits.map_err(|e| {
+        rmcp::ErrorData::invalid_params(format!("the arguments of {tool} do not fit: {e}"), None)
+    })
 }
 
 /// Why a tool call was refused or failed. The message is the tool error the client's model
@@ -458,6 +491,9 @@ pub fn main(opts: McpOptions) -> anyhow::Result<()> {
         opts.data_dir.display(),
         opts.mode,
     );
+    // One async thread is enough: it only moves requests; every tool's store work (file reads,
+    // the lock's wait, query embedding) runs on the blocking pool (`blocking`), so a call
+    // waiting on the store lock never stalls another connection.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -486,6 +522,13 @@ async fn serve_http(
     addr: std::net::SocketAddr,
 ) -> anyhow::Result<()> {
     let token = crate::service::token::load_or_create(&opts.data_dir)?;
+    // As the daemon does: room for the connection cap, so idle clients cannot use up the files.
+    let fd_limit = crate::service::listener::raise_fd_limit();
+    let rules = crate::service::listener::Limits::new(fd_limit, opts.deadlines).loopback();
+    tracing::debug!(
+        "open-file limit {fd_limit}: at most {} connections",
+        rules.cap
+    );
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
@@ -504,5 +547,6 @@ async fn serve_http(
         hosts: crate::service::hosts::Hosts::new(bound).allowing(&allowed, bound.port()),
         token: crate::service::token::Live::new(crate::service::token::path(&opts.data_dir), token),
     };
-    http::serve(listener, http::router(server, guard)).await
+    let router = http::router(server, guard, opts.deadlines.mcp_session_idle);
+    http::serve(listener, router, rules).await
 }

@@ -17,7 +17,7 @@ Output:
                   "tools_capability": bool},
    "tools": [{"name", "description", "input_schema", "output_schema", "annotations"}],
    "steps": [{"is_error", "text", "structured"}        # a tool result
-             | {"protocol_error": str}                 # a JSON-RPC error (e.g. unknown tool)
+             | {"protocol_error": str, "code": int}    # a JSON-RPC error (e.g. unknown tool)
              | {"exit": int}]}                         # a run step
   Over HTTP, a session the server refuses prints {"refused": str} (what the client raised).
 """
@@ -86,7 +86,7 @@ async def run_session(read, write, plan):
                 # call_tool also checks a successful result against the tool's output schema.
                 result = await session.call_tool(step["call"], step.get("arguments"))
             except MCPError as e:
-                out["steps"].append({"protocol_error": str(e)})
+                out["steps"].append({"protocol_error": str(e), "code": e.code})
                 continue
             texts = [c.text for c in result.content if c.type == "text"]
             out["steps"].append(

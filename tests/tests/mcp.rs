@@ -518,12 +518,43 @@ struct HttpServer {
 
 impl HttpServer {
     fn start(env: &Env, args: &[&str]) -> HttpServer {
+        HttpServer::start_with(env, args, &[], None)
+    }
+
+    /// With these `LOCALM_*` variables, and the soft open-file limit lowered to `nofile`.
+    fn start_with(
+        env: &Env,
+        args: &[&str],
+        vars: &[(&str, &str)],
+        nofile: Option<u64>,
+    ) -> HttpServer {
         use std::io::BufRead;
+        use std::os::unix::process::CommandExt;
         let mut cmd = env.cmd(&["mcp", "--http", "127.0.0.1:0"]);
         cmd.args(args)
             .env("LOCALM_MODE", "log")
+            .envs(vars.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
+        if let Some(soft) = nofile {
+            // SAFETY: getrlimit/setrlimit are async-signal-safe; they change only the child.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let mut lim = libc::rlimit {
+                        rlim_cur: 0,
+                        rlim_max: 0,
+                    };
+                    if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    lim.rlim_cur = soft.min(lim.rlim_max);
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
         let mut child = cmd.spawn().expect("start localm mcp --http");
         let stderr = child.stderr.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
@@ -551,9 +582,30 @@ impl HttpServer {
 
     /// One raw HTTP/1.1 POST to `/mcp` with these extra header lines; its status code.
     fn status(&self, headers: &str) -> u16 {
+        let answer = self.post(headers, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        answer
+            .split(' ')
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_else(|| panic!("not an HTTP answer: {answer:?}"))
+    }
+
+    /// The headers that pass the guard: the Host, the token.
+    fn token_headers(&self, env: &Env) -> String {
+        format!(
+            "Host: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\n",
+            self.port,
+            api_token(env)
+        )
+    }
+
+    /// One raw HTTP/1.1 POST of `body` to `/mcp` with these extra header lines; the whole
+    /// answer (a minute at most: a server that never answers fails the test).
+    fn post(&self, headers: &str, body: &str) -> String {
         use std::io::Read;
         let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+            .unwrap();
         write!(
             s,
             "POST /mcp HTTP/1.1\r\n{headers}Content-Type: application/json\r\n\
@@ -563,13 +615,28 @@ impl HttpServer {
         )
         .unwrap();
         let mut answer = String::new();
-        s.read_to_string(&mut answer).unwrap();
+        s.read_to_string(&mut answer)
+            .expect("an answer within a minute");
         answer
-            .split(' ')
-            .nth(1)
-            .and_then(|c| c.parse().ok())
-            .unwrap_or_else(|| panic!("not an HTTP answer: {answer:?}"))
     }
+
+    /// A raw connection that has sent `bytes`, reading with a minute's timeout.
+    fn open(&self, bytes: &[u8]) -> std::net::TcpStream {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+            .unwrap();
+        s.write_all(bytes).unwrap();
+        s
+    }
+}
+
+/// What the server sends on `s` until it closes it (an error if it is still open after the
+/// read timeout).
+fn until_closed(s: &mut std::net::TcpStream) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut got = Vec::new();
+    s.read_to_end(&mut got)?;
+    Ok(String::from_utf8_lossy(&got).into_owned())
 }
 
 impl Drop for HttpServer {
@@ -660,4 +727,97 @@ fn over_streamable_http_no_token_wrong_token_or_host_is_refused() {
     assert!(s["refused"].is_string(), "{s:#}");
     assert!(s.get("tools").is_none(), "{s:#}");
     assert_eq!(store_files(&env), before);
+}
+
+#[test]
+fn a_wrong_argument_type_is_invalid_params_not_a_tool_error() {
+    let env = Env::new();
+    add(&env, "I work on printer firmware");
+    let before = store_files(&env);
+    let Some(s) = session(
+        &env,
+        &["--memory-write"],
+        Some("log"),
+        json!([
+            call("memory_recall", json!({"query": 42})),
+            call("memory_append", json!({"text": ["Uses Neovim"]})),
+            call(
+                "memory_append",
+                json!({"text": "Uses Neovim", "importance": "high"})
+            ),
+        ]),
+    ) else {
+        return;
+    };
+    for step in s["steps"].as_array().unwrap() {
+        assert_eq!(step["code"], -32602, "{step:#}");
+        assert!(step.get("is_error").is_none(), "{step:#}");
+    }
+    assert_eq!(store_files(&env), before);
+}
+
+#[test]
+fn over_streamable_http_a_body_that_is_not_json_is_a_parse_error() {
+    let env = Env::new();
+    let server = HttpServer::start(&env, &[]);
+    let answer = server.post(&server.token_headers(&env), "{not json");
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 400"), "{answer}");
+    let body: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(body["jsonrpc"], "2.0", "{body}");
+    assert_eq!(body["error"]["code"], -32700, "{body}");
+    assert_eq!(body["id"], Value::Null, "{body}");
+    // JSON that is no JSON-RPC message is an invalid request.
+    let answer = server.post(&server.token_headers(&env), r#"{"hello": 1}"#);
+    assert!(answer.contains(r#""code":-32600"#), "{answer}");
+}
+
+#[test]
+fn over_streamable_http_idle_and_half_sent_heads_are_closed_by_the_header_deadline() {
+    let env = Env::new();
+    let server = HttpServer::start_with(&env, &[], &[("LOCALM_HEADER_READ_TIMEOUT", "1")], None);
+    let mut idle = server.open(b"");
+    let mut half = server
+        .open(format!("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n", server.port).as_bytes());
+    for s in [&mut idle, &mut half] {
+        let got = until_closed(s).expect("closed by the header deadline, not left open");
+        assert!(got.is_empty() || got.starts_with("HTTP/1.1 408"), "{got}");
+    }
+}
+
+#[test]
+fn over_streamable_http_a_token_holders_stalled_body_gets_408() {
+    let env = Env::new();
+    let server = HttpServer::start_with(&env, &[], &[("LOCALM_BODY_READ_TIMEOUT", "1")], None);
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\n{}Content-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\"",
+        server.token_headers(&env)
+    );
+    let mut s = server.open(head.as_bytes());
+    let got = until_closed(&mut s).expect("answered within the body deadline");
+    assert!(got.starts_with("HTTP/1.1 408"), "{got}");
+    assert!(got.contains("did not arrive within 1 s"), "{got}");
+}
+
+#[test]
+fn over_streamable_http_300_idle_connections_under_a_256_file_limit_leave_room_for_the_token_holder()
+ {
+    let env = Env::new();
+    // Idle connections are never closed by the header deadline here: only the cap makes room.
+    let server = HttpServer::start_with(
+        &env,
+        &[],
+        &[("LOCALM_HEADER_READ_TIMEOUT", "3600")],
+        Some(256),
+    );
+    let idle: Vec<std::net::TcpStream> = (0..300).map(|_| server.open(b"")).collect();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let answer = server.post(&server.token_headers(&env), init);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        answer.contains(r#""serverInfo":{"name":"localm""#),
+        "{answer}"
+    );
+    drop(idle);
 }

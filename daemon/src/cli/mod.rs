@@ -290,6 +290,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     append: args.memory_write,
                 },
                 http: args.http,
+                deadlines: ctx.env.deadlines,
             })
         }
         Command::Open { no_browser } => open::run(&ctx()?, !no_browser),

@@ -29,7 +29,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
                     "body_too_large",
                     format!("the request body is over {MAX_BODY} bytes"),
                 )
-            } else if let Some(late) = timed_out(&e) {
+            } else if let Some(late) = BodyTimedOut::in_chain(&e) {
                 ApiError::new(StatusCode::REQUEST_TIMEOUT, "timeout", late.to_string())
             } else {
                 ApiError::bad_input(format!("cannot read the request body: {e}"))
@@ -44,18 +44,6 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
             ))
         })
     }
-}
-
-/// The body deadline's error, wherever it sits in `err`'s chain of sources.
-fn timed_out<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a BodyTimedOut> {
-    let mut cur = Some(err);
-    while let Some(e) = cur {
-        if let Some(t) = e.downcast_ref::<BodyTimedOut>() {
-            return Some(t);
-        }
-        cur = e.source();
-    }
-    None
 }
 
 /// The `{id}` of a route's path, percent-decoded.

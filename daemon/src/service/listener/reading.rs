@@ -24,6 +24,20 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 #[error("the request body did not arrive within {} s of its head", .0.as_secs())]
 pub struct BodyTimedOut(pub Duration);
 
+impl BodyTimedOut {
+    /// The body deadline's error, wherever it sits in `err`'s chain of sources.
+    pub fn in_chain<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a BodyTimedOut> {
+        let mut cur = Some(err);
+        while let Some(e) = cur {
+            if let Some(t) = e.downcast_ref::<BodyTimedOut>() {
+                return Some(t);
+            }
+            cur = e.source();
+        }
+        None
+    }
+}
+
 /// One connection's reading state, shared by its task and its request and response bodies.
 #[derive(Debug)]
 pub struct Slot {
