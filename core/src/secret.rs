@@ -1,12 +1,16 @@
-//! Secrets a memory never keeps: PINs, passwords, passcodes, API keys and tokens, card, account,
-//! routing and social security numbers, CVVs and security answers, found by rule in one line of
-//! text (`find`) and blanked out of it (`redact`). A number is a secret when the text says what
-//! it is ("my bank PIN is 4821", "the code to my door is 1234") or when its shape proves it (a
-//! Luhn-valid card number, an IBAN, `ddd-dd-dddd`, a key with a vendor's prefix such as
-//! `sk-proj-` or `ghp_`); a number alone ("I have 2 kids", "born in 1984") is not.
+//! Secrets a memory never keeps: PINs, passwords, passcodes, logins, recovery codes, seed
+//! phrases, API keys and tokens, card, account, routing and social security numbers, CVVs and
+//! security answers, found by rule in one line of text (`find`) and blanked out of it
+//! (`redact`). A value is a secret when the text names it ("my bank PIN is 4821", "password
+//! hunter2", `named`) or when its shape proves it (a Luhn-valid card number, an IBAN,
+//! `ddd-dd-dddd`, a key with a vendor's prefix such as `sk-proj-` or `ghp_`); a number alone
+//! ("I have 2 kids", "born in 1984") is not.
 
 use std::fmt;
 use std::ops::Range;
+
+mod named;
+mod value;
 
 /// What kind of secret a text holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +29,10 @@ pub enum Secret {
     RoutingNumber,
     Ssn,
     SecurityAnswer,
+    /// A recovery or 2FA backup code.
+    RecoveryCode,
+    /// A crypto wallet's seed (recovery) phrase.
+    SeedPhrase,
 }
 
 impl Secret {
@@ -44,6 +52,8 @@ impl Secret {
             Secret::RoutingNumber => "a routing number",
             Secret::Ssn => "a social security number",
             Secret::SecurityAnswer => "a security answer",
+            Secret::RecoveryCode => "a recovery code",
+            Secret::SeedPhrase => "a seed phrase",
         }
     }
 }
@@ -115,10 +125,10 @@ pub fn find_all(text: &str) -> Vec<Found> {
     }
     out.extend(iban(text));
     for i in 0..words.len() {
-        if let Some(f) = named(&words, i, text) {
-            out.push(f);
-        }
+        out.extend(named::named(&words, i, text));
+        out.extend(named::email_pair(&words, i, text));
     }
+    out.extend(named::labelled_answer(&words, text));
     out
 }
 
@@ -172,7 +182,7 @@ fn word(text: &str, s: usize, e: usize, colon: bool, out: &mut Vec<Word>) {
     let chunk = &text[s..e];
     let lead = chunk.len()
         - chunk
-            .trim_start_matches(|c: char| "\"'([{<«“‘".contains(c))
+            .trim_start_matches(|c: char| "\"'([{<«“‘#".contains(c))
             .len();
     let body = &chunk[lead..];
     let kept = body.trim_end_matches(|c: char| ".,;:!?\"')]}>»”’…".contains(c));
@@ -405,358 +415,6 @@ fn iban_checks(s: &str) -> bool {
         };
     }
     m == 1
-}
-
-/// What the value after a name must look like.
-#[derive(Clone, Copy, PartialEq)]
-enum Value {
-    /// Digits, this many at least and at most.
-    Digits(usize, usize),
-    /// Any word but the ones that describe ("my password is too long").
-    Word,
-    /// A long random-looking string (letters and digits, 16 or more).
-    Random,
-}
-
-/// Names of secrets: the words, the kind, the value that follows, and whether a link ("is",
-/// ':') must stand between. Each name is one to three words, matched in order.
-const NAMES: &[(&[&str], Secret, Value, bool)] = &[
-    (&["pin"], Secret::Pin, Value::Digits(4, 8), false),
-    (&["pin", "number"], Secret::Pin, Value::Digits(4, 8), false),
-    (&["pin", "code"], Secret::Pin, Value::Digits(4, 8), false),
-    (&["password"], Secret::Password, Value::Word, true),
-    (&["passwd"], Secret::Password, Value::Word, true),
-    (&["passphrase"], Secret::Password, Value::Word, true),
-    (&["pwd"], Secret::Password, Value::Word, true),
-    (&["passcode"], Secret::Passcode, Value::Word, false),
-    (&["pass", "code"], Secret::Passcode, Value::Word, false),
-    (
-        &["combination"],
-        Secret::Passcode,
-        Value::Digits(3, 10),
-        true,
-    ),
-    (&["code"], Secret::Passcode, Value::Digits(3, 10), false),
-    (&["cvv"], Secret::Cvv, Value::Digits(3, 4), false),
-    (&["cvv2"], Secret::Cvv, Value::Digits(3, 4), false),
-    (&["cvc"], Secret::Cvv, Value::Digits(3, 4), false),
-    (&["csc"], Secret::Cvv, Value::Digits(3, 4), false),
-    (
-        &["account"],
-        Secret::AccountNumber,
-        Value::Digits(6, 17),
-        false,
-    ),
-    (
-        &["acct"],
-        Secret::AccountNumber,
-        Value::Digits(6, 17),
-        false,
-    ),
-    (
-        &["routing"],
-        Secret::RoutingNumber,
-        Value::Digits(9, 9),
-        false,
-    ),
-    (
-        &["sort", "code"],
-        Secret::RoutingNumber,
-        Value::Digits(6, 6),
-        false,
-    ),
-    (&["ssn"], Secret::Ssn, Value::Digits(9, 9), false),
-    (
-        &["social", "security"],
-        Secret::Ssn,
-        Value::Digits(9, 9),
-        false,
-    ),
-    (
-        &["security", "answer"],
-        Secret::SecurityAnswer,
-        Value::Word,
-        true,
-    ),
-    (
-        &["secret", "answer"],
-        Secret::SecurityAnswer,
-        Value::Word,
-        true,
-    ),
-    (
-        &["answer", "to", "my", "security", "question"],
-        Secret::SecurityAnswer,
-        Value::Word,
-        true,
-    ),
-    (&["key"], Secret::ApiKey, Value::Random, false),
-    (&["apikey"], Secret::ApiKey, Value::Random, false),
-    (&["api_key"], Secret::ApiKey, Value::Random, false),
-    (&["secret"], Secret::ApiKey, Value::Random, false),
-    (&["token"], Secret::Token, Value::Random, false),
-    (&["bearer"], Secret::Token, Value::Random, false),
-];
-
-/// Words that name which code a "code" is: "the door code is 1234". "code" names a passcode
-/// only after one of these, or before "to/for my …" ("the code to my door is 1234"): a zip,
-/// area or promo code is not a secret.
-const CODE_OF: &[&str] = &[
-    "door",
-    "gate",
-    "alarm",
-    "garage",
-    "lock",
-    "locker",
-    "safe",
-    "access",
-    "entry",
-    "keypad",
-    "security",
-    "verification",
-    "unlock",
-    "phone",
-    "building",
-    "house",
-    "apartment",
-    "flat",
-    "wifi",
-    "2fa",
-    "otp",
-    "one-time",
-    "login",
-];
-
-/// Words that may stand between a name and its value without a link ("PIN number 4821").
-const BETWEEN: &[&str] = &[
-    "number",
-    "no",
-    "num",
-    "#",
-    "code",
-    "currently",
-    "now",
-    "still",
-];
-
-/// Words that link a name to its value.
-const LINKS: &[&str] = &["is", "was", "are", "'s", "=", ":", "-", "–", "reads", "of"];
-
-/// Words after "password is" that describe it rather than give it.
-const NOT_A_VALUE: &[&str] = &[
-    "a",
-    "an",
-    "the",
-    "my",
-    "your",
-    "his",
-    "her",
-    "their",
-    "our",
-    "too",
-    "very",
-    "so",
-    "not",
-    "really",
-    "quite",
-    "pretty",
-    "strong",
-    "weak",
-    "long",
-    "short",
-    "secure",
-    "safe",
-    "wrong",
-    "incorrect",
-    "expired",
-    "same",
-    "different",
-    "new",
-    "old",
-    "easy",
-    "hard",
-    "simple",
-    "complicated",
-    "complex",
-    "saved",
-    "stored",
-    "written",
-    "in",
-    "on",
-    "at",
-    "changed",
-    "reset",
-    "locked",
-    "required",
-    "case",
-    "sensitive",
-    "forgotten",
-    "lost",
-    "stolen",
-    "compromised",
-    "leaked",
-    "hacked",
-    "still",
-    "now",
-    "just",
-    "only",
-    "also",
-    "always",
-    "never",
-    "set",
-    "managed",
-    "kept",
-    "private",
-    "secret",
-    "unique",
-    "random",
-    "memorable",
-    "fine",
-    "ok",
-    "okay",
-    "good",
-    "bad",
-    "terrible",
-    "awful",
-    "great",
-    "different",
-    "like",
-    "based",
-    "made",
-    "something",
-    "nothing",
-    "anything",
-    "that",
-    "this",
-    "it",
-    "what",
-    "one",
-    "two",
-    "for",
-    "about",
-    "being",
-    "getting",
-    "going",
-    "working",
-    "with",
-    "without",
-    "shared",
-    "encrypted",
-    "hashed",
-    "generated",
-    "protected",
-    "visible",
-    "blank",
-    "empty",
-    "mine",
-    "yours",
-];
-
-/// A secret named at `words[i]`: its name matched there, then links and the words allowed
-/// between, then a value of its kind.
-fn named(words: &[Word], i: usize, text: &str) -> Option<Found> {
-    for (name, kind, value, needs_link) in NAMES {
-        let n = name.len();
-        if i + n > words.len() || !name.iter().zip(&words[i..]).all(|(a, w)| w.lower == *a) {
-            continue;
-        }
-        let is_code = *name == ["code"];
-        // "code" alone needs its door: "the door code", "the code to my door".
-        let mut j = i + n;
-        let mut linked = words[j - 1].colon;
-        if is_code {
-            let door = i > 0 && CODE_OF.contains(&words[i - 1].lower.as_str());
-            let to_my = j + 2 < words.len()
-                && matches!(words[j].lower.as_str(), "to" | "for")
-                && matches!(words[j + 1].lower.as_str(), "my" | "the" | "our");
-            if to_my {
-                j += 3;
-                linked = words[j - 1].colon;
-            } else if !door {
-                continue;
-            }
-        }
-        // "my bank PIN for the card is 4821": for/on/to + a determiner + one or two words.
-        let mut steps = 0;
-        while j < words.len() && steps < 6 {
-            let w = words[j].lower.as_str();
-            if LINKS.contains(&w) {
-                linked = true;
-            } else if BETWEEN.contains(&w) {
-            } else if !linked && matches!(w, "for" | "to" | "on" | "at") {
-                // The thing it unlocks: "for (my|the) bank card".
-                let mut k = j + 1;
-                if k < words.len() && matches!(words[k].lower.as_str(), "my" | "the" | "our") {
-                    k += 1;
-                }
-                let thing = k < words.len() && !LINKS.contains(&words[k].lower.as_str());
-                if !thing {
-                    break;
-                }
-                j = k;
-                // A second word of the thing: "for my bank card".
-                if j + 1 < words.len()
-                    && !LINKS.contains(&words[j + 1].lower.as_str())
-                    && !words[j].colon
-                    && !looks_like(&words[j + 1], *value, text)
-                {
-                    j += 1;
-                }
-            } else {
-                break;
-            }
-            linked |= words[j].colon;
-            j += 1;
-            steps += 1;
-        }
-        let Some(w) = words.get(j) else {
-            continue;
-        };
-        if *needs_link && !linked {
-            continue;
-        }
-        if looks_like(w, *value, text) {
-            return Some(Found {
-                kind: *kind,
-                span: value_span(w, *value, text),
-            });
-        }
-    }
-    None
-}
-
-/// The bytes of a value: for digits, the whole run ("12-34-56", "1234 5678").
-fn value_span(w: &Word, value: Value, text: &str) -> Range<usize> {
-    if let Value::Digits(..) = value
-        && let Some(run) = digit_runs(text)
-            .into_iter()
-            .find(|r| r.span.start == w.span.start)
-    {
-        return run.span;
-    }
-    w.span.clone()
-}
-
-/// Whether `w` is a value of the kind `value` describes.
-fn looks_like(w: &Word, value: Value, text: &str) -> bool {
-    let raw = &text[w.span.clone()];
-    match value {
-        Value::Digits(min, max) => digit_runs(text)
-            .into_iter()
-            .find(|r| r.span.start == w.span.start)
-            .is_some_and(|r| (min..=max).contains(&r.digits.len())),
-        Value::Word => {
-            !NOT_A_VALUE.contains(&w.lower.as_str()) && !LINKS.contains(&w.lower.as_str())
-        }
-        Value::Random => {
-            raw.chars().count() >= 16
-                && raw
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "_-+/=.".contains(c))
-                && raw.chars().any(|c| c.is_ascii_digit())
-                && raw.chars().any(|c| c.is_ascii_alphabetic())
-        }
-    }
 }
 
 #[cfg(test)]

@@ -165,6 +165,121 @@ const SECRETS: &[(&str, Secret, &str)] = &[
         Secret::SecurityAnswer,
         "the answer to my security question is [secret]",
     ),
+    // The phrasings users write: a password with nothing before it, a PIN in words, the
+    // classic security questions, a login pair, recovery codes and seed phrases.
+    ("Password hunter2", Secret::Password, "Password [secret]"),
+    (
+        "my password hunter2",
+        Secret::Password,
+        "my password [secret]",
+    ),
+    (
+        "my gmail password Tr0ub4dor&3 since May",
+        Secret::Password,
+        "my gmail password [secret] since May",
+    ),
+    ("pw: correcthorse", Secret::Password, "pw: [secret]"),
+    (
+        "My PIN is four eight two one",
+        Secret::Pin,
+        "My PIN is [secret]",
+    ),
+    (
+        "my card pin is double seven eight one",
+        Secret::Pin,
+        "my card pin is [secret]",
+    ),
+    (
+        "I bank with Monzo, PIN 7781",
+        Secret::Pin,
+        "I bank with Monzo, PIN [secret]",
+    ),
+    (
+        "The garage code is four four five five.",
+        Secret::Passcode,
+        "The garage code is [secret].",
+    ),
+    ("gate code #2580", Secret::Passcode, "gate code #[secret]"),
+    (
+        "My mother's maiden name is Smith",
+        Secret::SecurityAnswer,
+        "My mother's maiden name is [secret]",
+    ),
+    (
+        "Mum’s maiden name: Okafor",
+        Secret::SecurityAnswer,
+        "Mum’s maiden name: [secret]",
+    ),
+    (
+        "My first pet's name was Fluffy, that's my security answer",
+        Secret::SecurityAnswer,
+        "My first pet's name was [secret], that's my security answer",
+    ),
+    (
+        "Elm Street is my security answer",
+        Secret::SecurityAnswer,
+        "[secret] is my security answer",
+    ),
+    (
+        "the street I grew up on was Maple (security question for the bank)",
+        Secret::SecurityAnswer,
+        "the street I grew up on was [secret] (security question for the bank)",
+    ),
+    (
+        "my security answer is New York, for every bank",
+        Secret::SecurityAnswer,
+        "my security answer is [secret], for every bank",
+    ),
+    (
+        "my memorable word is rainbow",
+        Secret::SecurityAnswer,
+        "my memorable word is [secret]",
+    ),
+    (
+        "My Netflix login is bob@example.com / Hunter2!",
+        Secret::Password,
+        "My Netflix login is bob@example.com / [secret]!",
+    ),
+    (
+        "work credentials: jsmith / Spring2024",
+        Secret::Password,
+        "work credentials: jsmith / [secret]",
+    ),
+    (
+        "bob@example.com:Hunter2 for the router",
+        Secret::Password,
+        "bob@example.com:[secret] for the router",
+    ),
+    (
+        "the wifi key is blue-Falcon-77",
+        Secret::Password,
+        "the wifi key is [secret]",
+    ),
+    (
+        "Wi-Fi password: sunshine",
+        Secret::Password,
+        "Wi-Fi password: [secret]",
+    ),
+    (
+        "my 2FA backup codes are 8841-2290 and 1172-5530",
+        Secret::RecoveryCode,
+        "my 2FA backup codes are [secret]",
+    ),
+    (
+        "GitHub recovery code: a1b2c-3d4e5",
+        Secret::RecoveryCode,
+        "GitHub recovery code: [secret]",
+    ),
+    (
+        "my seed phrase is abandon ability able about above absent absorb abstract",
+        Secret::SeedPhrase,
+        "my seed phrase is [secret]",
+    ),
+    (
+        "the alarm code is 1 9 8 4",
+        Secret::Passcode,
+        "the alarm code is [secret]",
+    ),
 ];
 
 /// Texts that hold no secret, though they have numbers or the words secrets are named by.
@@ -202,6 +317,34 @@ const NOT_SECRETS: &[&str] = &[
     "my favourite team is the 49ers",
     "I lived at 221B Baker Street",
     "my number is 4111 1111 1111 1112",
+    // Near misses: about a secret, without its value.
+    "my password manager is Bitwarden",
+    "I changed my PIN yesterday",
+    "I forgot my password again",
+    "I use 1Password",
+    "I changed my password 2 times this year",
+    "my password hint is my dog",
+    // A mother's name is not her maiden name; nor is a user's own maiden name a security answer.
+    "my mother's name is Anna",
+    "my maiden name is Jones",
+    // A first pet, school or street is a personal fact unless stated as a security answer.
+    "my first pet was a hamster",
+    "my first pet's name was Fluffy",
+    "I grew up on Maple Street",
+    "my security question is my first pet's name",
+    "I hate security questions, they are useless",
+    "I forgot the answer to my security question",
+    "my login is my email address",
+    "my username is bob_smith",
+    "email me at bob@example.com / I reply fast",
+    "I wrote my seed phrase on paper",
+    "my seed phrase is stored in a steel plate",
+    "I keep 10 backup codes in a drawer",
+    "the door code changed last week",
+    "my PIN is one I never share",
+    "the alarm code is four digits long",
+    "I set up 2FA on my bank account",
+    "the wifi is slow in the kitchen",
 ];
 
 #[test]

@@ -107,7 +107,8 @@ impl Launch {
             .find(|w| w.chars().any(char::is_control))
         {
             Some(w) => Err(format!(
-                "{w:?} holds a line break or another control character, which a service file                  cannot hold; use a data dir (and binary path) without one"
+                "{w:?} holds a line break or another control character, which a service file \
+                 cannot hold; use a data dir (and binary path) without one"
             )),
             None => Ok(()),
         }
@@ -600,6 +601,8 @@ mod tests {
         l.data_dir = PathBuf::from("/data/x\nExecStartPre=/bin/evil");
         let e = l.check().unwrap_err();
         assert!(e.contains("line break"), "{e}");
+        // One line, words one space apart (the message once had a run of 18).
+        assert!(!e.contains("  ") && !e.contains('\n'), "{e:?}");
         l.data_dir = PathBuf::from("/data/x");
         l.exe = PathBuf::from("/opt/l\r/localm");
         assert!(l.check().is_err());
