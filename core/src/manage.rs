@@ -63,10 +63,18 @@ pub enum ManageError {
         "memory changed since this edit was read (generation {base}, now {now}); nothing was saved: read it again and redo the edit on top"
     )]
     Changed { base: u64, now: u64 },
+    #[error(
+        "base {base} is not a generation this store has issued (it is at {now}); read memory again and send the generation that read names"
+    )]
+    UnknownBase { base: u64, now: u64 },
     #[error("the text holds {0}, a secret localm does not store; nothing was changed")]
     Secret(Secret),
     #[error("line {line} holds {kind}, a secret localm does not store; nothing was changed")]
     LineSecret { line: usize, kind: Secret },
+    #[error(
+        "correction {id} would store {kind}, a secret localm does not store; nothing was changed: reject it"
+    )]
+    ProposalSecret { id: String, kind: Secret },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -91,7 +99,9 @@ pub struct Force {
 }
 
 impl Force {
-    /// Refuse `text` if it holds a secret and secrets are not forced.
+    /// Refuse `text` if it holds a secret and secrets are not forced: the one check every route
+    /// that writes new text goes through (add, `memory_append`, `/remember`, patch, bulk edit,
+    /// accept).
     fn check(self, text: &str) -> Result<(), Secret> {
         match secret::find(text) {
             Some(kind) if !self.secrets => Err(kind),
@@ -254,12 +264,27 @@ fn typed_record(
 }
 
 /// Edit one live record's text, importance, or both. New text is the user's: the record becomes
-/// source `user`. Importance is clamped for the record's source (synth at most 0.85).
+/// source `user`, and holds for good (a model's `valid_until` said when the model's words stop
+/// being true, not the user's). Importance is clamped for the record's source (synth at most
+/// 0.85). New text holding a secret is refused, as `add` refuses it.
 pub fn patch(
     ctx: &Ctx,
     id: &str,
     text: Option<&str>,
     importance: Option<f32>,
+) -> Result<Committed<Record>, ManageError> {
+    patch_with(ctx, id, text, importance, Force::default())
+}
+
+/// `patch`, with what `force` allows: new text holding a secret stored when the caller says so.
+/// Text naming the same fact as the record's (case and spacing aside) is not checked again, so
+/// a secret stored with force can still have its importance or spacing changed.
+pub fn patch_with(
+    ctx: &Ctx,
+    id: &str,
+    text: Option<&str>,
+    importance: Option<f32>,
+    force: Force,
 ) -> Result<Committed<Record>, ManageError> {
     refuse_in_privacy(ctx, "edit")?;
     if text.is_none() && importance.is_none() {
@@ -275,6 +300,9 @@ pub fn patch(
         let rid = snap.records[at].id.clone();
         if let Some(text) = &text {
             let key = fact_key(text);
+            if key != fact_key(&snap.records[at].text) {
+                force.check(text).map_err(ManageError::Secret)?;
+            }
             if let Some(other) = snap
                 .records
                 .iter()
@@ -290,6 +318,7 @@ pub fn patch(
         if let Some(text) = text.filter(|t| *t != rec.text) {
             rec.text = text;
             rec.source = Source::User;
+            rec.valid_until = None;
             rec.provenance = Provenance {
                 via: Some(ctx.via.to_string()),
                 ..Provenance::default()
@@ -354,6 +383,13 @@ pub fn replace_all_with(
         })
         .collect::<Result<Vec<_>, _>>()?;
     ctx.store.write(|snap| {
+        // Generations only grow: one past the store's was never read from it.
+        if let Some(base) = base.filter(|b| *b > snap.generation) {
+            return Err(ManageError::UnknownBase {
+                base,
+                now: snap.generation,
+            });
+        }
         if let Some(base) = base.filter(|b| *b != snap.generation) {
             return Err(ManageError::Changed {
                 base,
@@ -460,7 +496,9 @@ pub fn corrections(ctx: &Ctx) -> Result<Committed<Vec<Correction>>, ManageError>
 }
 
 /// Apply a pending correction: archive the old value first, then change or delete the fact.
-/// Returns the correction and the record as it now is (None for a delete).
+/// Returns the correction and the record as it now is (None for a delete). An update holds for
+/// good (the old words' `valid_until` was theirs, not the words the user accepted); one whose
+/// new text holds a secret is refused (a proposal from an older version: reject it).
 pub fn accept(ctx: &Ctx, id: &str) -> Result<Committed<(Correction, Option<Record>)>, ManageError> {
     refuse_in_privacy(ctx, "accept")?;
     ctx.store.write(|snap| {
@@ -483,10 +521,19 @@ pub fn accept(ctx: &Ctx, id: &str) -> Result<Committed<(Correction, Option<Recor
         let result = match (correction.op, &correction.new_text) {
             (CorrectionOp::Update, Some(new_text)) => {
                 let new_text = normalize_fact(new_text)?;
+                // A proposal made by an older version may hold what this one refuses.
+                Force::default()
+                    .check(&new_text)
+                    .map_err(|kind| ManageError::ProposalSecret {
+                        id: correction.id.clone(),
+                        kind,
+                    })?;
                 snap.archive_record(old, ArchiveReason::Superseded, ctx.now);
                 let rec = &mut snap.records[at];
                 rec.text = new_text;
                 rec.updated_at = ctx.now;
+                // The user confirmed new words: the old words' time limit is not theirs.
+                rec.valid_until = None;
                 rec.provenance.via = Some(format!("correction {}", correction.id));
                 // The user's words the proposal came from now back the fact.
                 rec.provenance.add_evidence(&correction.provenance.evidence);

@@ -851,3 +851,124 @@ fn a_secret_is_refused_unless_forced_and_a_stored_one_survives_a_bulk_edit() {
     replace_all_with(&log, "Likes tea\nmy password is hunter2", None, forced).unwrap();
     assert_eq!(texts(&f), ["Likes tea", "my password is hunter2"]);
 }
+
+/// Give the record `id` a time limit, as a pass does for "until Friday".
+fn expire(f: &Fixture, id: &str, until: &str) {
+    f.store
+        .write(|snap| {
+            let r = snap.records.iter_mut().find(|r| r.id == id).unwrap();
+            r.valid_until = Some(at(until));
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn a_users_edit_holds_for_good_and_an_importance_change_keeps_the_limit() {
+    let f = fixture();
+    seed(
+        &f,
+        &[
+            ("aa000001", "Is in Lisbon until Friday", Source::Synth, 0.6),
+            (
+                "aa000002",
+                "Is at a conference until March 9",
+                Source::Synth,
+                0.6,
+            ),
+        ],
+    );
+    expire(&f, "aa000001", "2026-03-06T00:00:00Z");
+    expire(&f, "aa000002", "2026-03-09T00:00:00Z");
+    let log = f.ctx(Mode::Log);
+    let r = patch(&log, "aa000001", Some("Lives in Lisbon"), None)
+        .unwrap()
+        .value;
+    assert_eq!(r.source, Source::User);
+    assert_eq!(
+        r.valid_until, None,
+        "the user's words carry no model's expiry"
+    );
+    // Raising a synth fact's importance leaves its words, and so their limit, as they were.
+    let r = patch(&log, "aa000002", None, Some(0.7)).unwrap().value;
+    assert_eq!(r.valid_until, Some(at("2026-03-09T00:00:00Z")));
+    // The user's fact is still recalled after the old limit.
+    let later = at("2026-04-01T00:00:00Z");
+    let snap = f.store.read().unwrap();
+    assert!(!crate::recall::rank::withheld(&snap.records[0], later));
+}
+
+#[test]
+fn an_accepted_correction_holds_for_good() {
+    let f = fixture();
+    seed(
+        &f,
+        &[("aa000001", "Is in Lisbon until Friday", Source::Synth, 0.6)],
+    );
+    expire(&f, "aa000001", "2026-03-06T00:00:00Z");
+    let r = f.store.read().unwrap().records[0].clone();
+    let cid = propose(&f, &r, CorrectionOp::Update, Some("Lives in Lisbon"));
+    let (_, now) = accept(&f.ctx(Mode::Log), &cid).unwrap().value;
+    assert_eq!(now.unwrap().valid_until, None);
+}
+
+#[test]
+fn patch_and_accept_refuse_a_secret_as_add_does() {
+    let f = fixture();
+    seed(&f, &[("aa000001", "Banks with Monzo", Source::User, 0.8)]);
+    let log = f.ctx(Mode::Log);
+    let before = f.store.read().unwrap();
+    let err = patch(&log, "aa", Some("I bank with Monzo, PIN 7781"), None).unwrap_err();
+    assert!(matches!(err, ManageError::Secret(Secret::Pin)), "{err}");
+    let r = &before.records[0];
+    let cid = propose(
+        &f,
+        r,
+        CorrectionOp::Update,
+        Some("Netflix password hunter2"),
+    );
+    let err = accept(&log, &cid).unwrap_err();
+    assert!(
+        matches!(err, ManageError::ProposalSecret { ref id, kind: Secret::Password } if *id == cid),
+        "{err}"
+    );
+    assert!(err.to_string().ends_with("reject it"), "{err}");
+    let after = f.store.read().unwrap();
+    assert_eq!(after.records, before.records, "nothing changed");
+    assert!(after.archive.is_empty());
+
+    // Forced, it is stored; the same fact re-spaced, or its importance, is not checked again.
+    let forced = Force { secrets: true };
+    patch_with(
+        &log,
+        "aa",
+        Some("I bank with Monzo, PIN 7781"),
+        None,
+        forced,
+    )
+    .unwrap();
+    let r = patch(&log, "aa", Some("I bank with  monzo, PIN 7781"), Some(0.9))
+        .unwrap()
+        .value;
+    assert_eq!(r.importance, 0.9);
+}
+
+#[test]
+fn a_base_from_the_future_is_not_one_this_store_issued() {
+    let f = fixture();
+    seed(&f, &[("aa000001", "Uses vim", Source::User, 0.8)]);
+    let now = f.store.read().unwrap().generation;
+    let err = replace_all(&f.ctx(Mode::Log), "Drinks tea", Some(now + 5)).unwrap_err();
+    assert!(
+        matches!(err, ManageError::UnknownBase { base, now: n } if base == now + 5 && n == now),
+        "{err}"
+    );
+    let msg = err.to_string();
+    assert!(!msg.contains("changed since"), "{msg}");
+    assert!(
+        msg.contains("not a generation this store has issued"),
+        "{msg}"
+    );
+    assert_eq!(texts(&f), ["Uses vim"]);
+    assert_eq!(f.store.read().unwrap().generation, now);
+}
