@@ -24,6 +24,8 @@ pub enum Code {
     NotFound = 6,
     /// A destructive command was not confirmed.
     NotConfirmed = 7,
+    /// The text holds a secret (a PIN, a password, …) and `--force` was not given.
+    Secret = 8,
 }
 
 /// An error the binary raises itself with a given code (e.g. not confirmed).
@@ -63,8 +65,10 @@ pub fn code_of(err: &anyhow::Error) -> Code {
                 | ManageError::BadImportance(_)
                 | ManageError::NothingToChange
                 | ManageError::Duplicate { .. }
-                | ManageError::Secret(_)
-                | ManageError::LineSecret { .. } => Code::Usage,
+                | ManageError::UnknownBase { .. } => Code::Usage,
+                ManageError::Secret(_)
+                | ManageError::LineSecret { .. }
+                | ManageError::ProposalSecret { .. } => Code::Secret,
                 ManageError::NotFound { .. } | ManageError::Ambiguous { .. } => Code::NotFound,
                 ManageError::Store(StoreError::Lock(LockError::Busy { .. })) => Code::Busy,
                 ManageError::Stale { .. } | ManageError::Changed { .. } | ManageError::Store(_) => {

@@ -237,6 +237,17 @@ fn remember_saves_a_user_fact_without_the_model() {
         "{}",
         r.body
     );
+    // A secret, in any phrasing `memory add` refuses, is refused here too.
+    let r = chat(
+        &d,
+        &json!({"messages": [user("/remember My PIN is four eight two one")]}),
+    );
+    let said = reply_text(&r);
+    assert!(
+        said.starts_with("Not remembered: the text holds a PIN"),
+        "{said}"
+    );
+    assert_eq!(env.records().len(), 1);
     // Streaming clients get the confirmation as one event.
     let r = chat(
         &d,

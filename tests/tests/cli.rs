@@ -839,3 +839,74 @@ fn forget_and_clear_on_a_full_disk_say_what_to_do_once() {
     env.log(&["memory", "forget", &tea, "-y"]).ok();
     assert_eq!(env.records().len(), 1);
 }
+
+/// The phrasings a user writes a secret in (issue 44): each refused with exit 8 (not 2, the
+/// usage code), one line naming the kind and `--force`, nothing stored; near misses are facts.
+#[test]
+fn a_secret_in_other_words_is_refused_with_its_own_exit_code() {
+    let env = Env::new();
+    for (text, kind) in [
+        ("Password hunter2", "a password"),
+        ("my password hunter2", "a password"),
+        ("My PIN is four eight two one", "a PIN"),
+        ("My mother's maiden name is Smith", "a security answer"),
+        (
+            "My first pet's name was Fluffy, that's my security answer",
+            "a security answer",
+        ),
+        (
+            "My Netflix login is bob@example.com / Hunter2!",
+            "a password",
+        ),
+    ] {
+        let err = env.log(&["memory", "add", text]).fails(8);
+        assert!(
+            err.contains(kind) && err.contains("--force"),
+            "{text}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    }
+    assert!(env.records().is_empty(), "nothing stored");
+    for text in [
+        "my password manager is Bitwarden",
+        "I changed my PIN yesterday",
+        "I forgot my password again",
+        "I use 1Password",
+        "my mother's name is Anna",
+        "my first pet was a hamster",
+    ] {
+        env.log(&["memory", "add", text]).ok();
+    }
+    assert_eq!(env.records().len(), 6);
+    // Forced, the user's own choice stands.
+    env.log(&["memory", "add", "--force", "Password hunter2"])
+        .ok();
+    assert_eq!(env.records().len(), 7);
+}
+
+/// A correction an older version proposed with a secret in it cannot be accepted: exit 8,
+/// nothing changed, and the line says to reject it.
+#[test]
+fn accepting_a_correction_that_holds_a_secret_is_refused() {
+    let env = Env::new();
+    write_store_file(
+        &env,
+        "memory.jsonl",
+        &[record("aaaa0001", "Banks with Monzo", "user")],
+    );
+    write_store_file(
+        &env,
+        "corrections.jsonl",
+        &[correction(
+            "c0000001",
+            "aaaa0001",
+            "update",
+            "Banks with Monzo",
+            Some("Banks with Monzo, PIN 7781"),
+        )],
+    );
+    let err = env.log(&["memory", "accept", "c0000001"]).fails(8);
+    assert!(err.contains("a PIN") && err.contains("reject it"), "{err}");
+    assert_eq!(env.records()[0]["text"], "Banks with Monzo");
+    env.log(&["memory", "reject", "c0000001"]).ok();
+}

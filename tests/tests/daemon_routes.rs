@@ -582,3 +582,135 @@ fn the_plugin_switch_mounts_the_memory_routes_without_a_restart() {
     );
     env.run(&["plugin", "install", "nope"]).fails(2);
 }
+
+/// Every write route refuses a secret alike (PATCH too: it stored "I bank with Monzo, PIN
+/// 7781"), with 400 `secret` and nothing changed; `"force": true` stores it.
+#[test]
+fn every_write_route_refuses_a_secret_alike() {
+    let env = log_env();
+    let d = env.daemon(&[]);
+    let r = d.post("/api/memory/append", &json!({"text": "Banks with Monzo"}));
+    let id = r.json()["record"]["id"].as_str().unwrap().to_string();
+    let patch = |body: Value| {
+        d.request(
+            "PATCH",
+            &format!("/api/memory/{id}"),
+            Some(&body.to_string()),
+        )
+    };
+    let refused = [
+        patch(json!({"text": "I bank with Monzo, PIN 7781"})),
+        d.post(
+            "/api/memory/append",
+            &json!({"text": "My PIN is four eight two one"}),
+        ),
+        d.request(
+            "PUT",
+            "/api/memory",
+            Some(
+                &json!({"text": "Banks with Monzo\nMy mother's maiden name is Smith"}).to_string(),
+            ),
+        ),
+    ];
+    for r in &refused {
+        assert_eq!(r.status, 400, "{}", r.body);
+        assert_eq!(r.code(), "secret", "{}", r.body);
+        assert!(r.body.contains("\\\"force\\\": true"), "{}", r.body);
+    }
+    assert_eq!(texts(&d), ["Banks with Monzo"], "nothing changed");
+    let r = patch(json!({"text": "I bank with Monzo, PIN 7781", "force": true}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(texts(&d), ["I bank with Monzo, PIN 7781"]);
+}
+
+/// A synth fact with a model's time limit, PATCHed by the user, holds for good; a bulk edit's
+/// base the store never issued is 400 `bad_input`, not "changed since".
+#[test]
+fn a_users_edit_drops_the_models_expiry_and_a_future_base_is_bad_input() {
+    let env = log_env();
+    let mut lisbon = record("aa000001", "Is in Lisbon until Friday", "synth");
+    lisbon["valid_until"] = json!("2099-01-01T00:00:00Z");
+    write_store_file(&env, "memory.jsonl", &[lisbon]);
+    let d = env.daemon(&[]);
+    let r = d.request(
+        "PATCH",
+        "/api/memory/aa000001",
+        Some(&json!({"text": "Lives in Lisbon"}).to_string()),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let rec = &r.json()["record"];
+    assert_eq!(rec["source"], "user");
+    assert!(rec["valid_until"].is_null(), "{rec}");
+    let stored = d.get("/api/memory").json();
+    assert!(stored["records"][0]["valid_until"].is_null(), "{stored}");
+
+    let now = stored["generation"].as_u64().unwrap();
+    let r = d.request(
+        "PUT",
+        "/api/memory",
+        Some(&json!({"text": "", "base": now + 100}).to_string()),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.code(), "bad_input");
+    assert!(
+        r.body.contains("not a generation this store has issued"),
+        "{}",
+        r.body
+    );
+    assert!(!r.body.contains("changed since"), "{}", r.body);
+    assert_eq!(texts(&d), ["Lives in Lisbon"], "nothing changed");
+}
+
+/// Secrets an older version stored are never recalled, so never sent upstream in the block the
+/// relay puts into the system prompt (that block is this route's `block`).
+#[test]
+fn secrets_an_older_version_stored_are_never_recalled() {
+    let env = log_env();
+    write_store_file(
+        &env,
+        "memory.jsonl",
+        &[
+            record("aa000001", "Password hunter2", "user"),
+            record(
+                "aa000002",
+                "My Netflix login is bob@example.com / Hunter2!",
+                "user",
+            ),
+            record(
+                "aa000003",
+                "My first pet's name was Fluffy, that's my security answer",
+                "user",
+            ),
+            record("aa000004", "My PIN is four eight two one", "user"),
+            record("aa000005", "Prefers green tea", "user"),
+        ],
+    );
+    let d = env.daemon(&[]);
+    let recall = |q: &str| {
+        let r = d.post(
+            "/api/memory/recall",
+            &json!({"messages": [{"role": "user", "content": q}]}),
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.json()
+    };
+    assert!(
+        recall("what tea should I buy?")["block"]
+            .as_str()
+            .unwrap()
+            .contains("Prefers green tea")
+    );
+    for q in [
+        "what is my password?",
+        "what is my Netflix login?",
+        "what was my first pet's name?",
+        "what is my PIN?",
+        "what do you know about me?",
+    ] {
+        let v = recall(q);
+        let block = v["block"].as_str().unwrap();
+        for secret in ["hunter2", "Hunter2", "Fluffy", "four eight"] {
+            assert!(!block.contains(secret), "{q}: {block}");
+        }
+    }
+}

@@ -437,11 +437,21 @@ fn bad_arguments_are_tool_errors_and_save_nothing() {
                 json!({"text": "Uses Vim", "kind": "opinion"})
             ),
             call("memory_recall", json!({"query": "  "})),
+            call(
+                "memory_append",
+                json!({"text": "My mother's maiden name is Smith"})
+            ),
         ]),
     ) else {
         return;
     };
     let why: Vec<&str> = s["steps"].as_array().unwrap().iter().map(refused).collect();
+    // A secret in other words is refused as `memory add` refuses it.
+    assert!(
+        why[7].contains("a security answer") && why[7].contains("\"force\": true"),
+        "{}",
+        why[7]
+    );
     assert!(why[0].contains("the fact is empty"), "{}", why[0]);
     assert!(why[1].contains("the fact is empty"), "{}", why[1]);
     assert!(why[2].contains("the limit is 500"), "{}", why[2]);

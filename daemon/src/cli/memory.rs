@@ -170,9 +170,10 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> anyhow::Result<()> {
                 force,
             )
             .map_err(|e| match e {
-                ManageError::Secret(_) => {
-                    coded(Code::Usage, format!("{e}. Pass --force to store it anyway"))
-                }
+                ManageError::Secret(_) => coded(
+                    Code::Secret,
+                    format!("{e}. Pass --force to store it anyway"),
+                ),
                 e => e.into(),
             });
             let added = done(added)?;

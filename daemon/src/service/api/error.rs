@@ -83,6 +83,7 @@ impl From<ManageError> for ApiError {
                 message.push_str(". Send \"force\": true to store it anyway");
                 (S::BAD_REQUEST, "secret")
             }
+            ManageError::ProposalSecret { .. } => (S::BAD_REQUEST, "secret"),
             ManageError::Store(s) => return s.into(),
             ManageError::Privacy(_) => (S::FORBIDDEN, "privacy"),
             ManageError::Full
@@ -97,6 +98,7 @@ impl From<ManageError> for ApiError {
             | ManageError::Line { .. }
             | ManageError::BadImportance(_)
             | ManageError::NothingToChange
+            | ManageError::UnknownBase { .. }
             | ManageError::Ambiguous { .. } => (S::BAD_REQUEST, "bad_input"),
             ManageError::Duplicate { .. } => (S::CONFLICT, "duplicate"),
             ManageError::NotFound { .. } => (S::NOT_FOUND, "not_found"),

@@ -2,7 +2,8 @@
 //! blocking pool (the store lock may wait up to 2 s) and answers JSON; writes are refused with
 //! 403 in privacy mode, 409 while another process holds the store, 413 over a cap. `GET
 //! /api/memory` names the store's generation (also as its `ETag`), and a bulk edit that sends it
-//! back (`If-Match`, or `base`) is refused with 409 `stale` if anything was written since.
+//! back (`If-Match`, or `base`) is refused with 409 `stale` if anything was written since (400
+//! `bad_input` if it names a generation the store never issued).
 
 use std::sync::Arc;
 
@@ -234,16 +235,24 @@ pub struct Patch {
     text: Option<String>,
     #[serde(default)]
     importance: Option<f32>,
+    /// Store new text that holds a secret (refused with 400 `secret` otherwise, as append and
+    /// a bulk edit refuse it).
+    #[serde(default)]
+    force: bool,
 }
 
-/// `PATCH /api/memory/{id}`: edit one record's text or importance.
+/// `PATCH /api/memory/{id}`: edit one record's text or importance. New text is the user's: it
+/// holds for good (no `valid_until`).
 pub async fn patch(
     State(s): State<Arc<Shared>>,
     PathId(id): PathId,
     JsonBody(body): JsonBody<Patch>,
 ) -> Reply {
     let record = write(&s, "editing a fact", move |ctx| {
-        manage::patch(ctx, &id, body.text.as_deref(), body.importance)
+        let force = Force {
+            secrets: body.force,
+        };
+        manage::patch_with(ctx, &id, body.text.as_deref(), body.importance, force)
     })
     .await?;
     Ok(Json(OneRecord {
