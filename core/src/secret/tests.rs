@@ -345,6 +345,8 @@ const NOT_SECRETS: &[&str] = &[
     "the alarm code is four digits long",
     "I set up 2FA on my bank account",
     "the wifi is slow in the kitchen",
+    "write to [events@example.com](mailto:events@example.com) for a table",
+    "my Netflix login is https://netflix.com/login",
 ];
 
 #[test]

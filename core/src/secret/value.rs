@@ -334,8 +334,13 @@ fn pair_at(words: &[Word], j: usize, text: &str) -> Option<Range<usize>> {
     }
     let raw = &text[user.span.clone()];
     if let Some(p) = raw.find([':', '/', '|']) {
-        let tail = &raw[p + 1..];
-        if p > 0 && made(tail) {
+        let (name, tail) = (&raw[..p], &raw[p + 1..]);
+        // A user name, then a password: not a link ("mailto:…", "https://…").
+        let user_name = name
+            .chars()
+            .all(|c| c.is_alphanumeric() || "._-+@".contains(c));
+        let password = !tail.starts_with('/') && !tail.contains('@');
+        if p > 0 && user_name && password && made(tail) {
             return Some(user.span.start + p + 1..user.span.end);
         }
         if !tail.is_empty() {
