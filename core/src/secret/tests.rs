@@ -347,6 +347,8 @@ const NOT_SECRETS: &[&str] = &[
     "the wifi is slow in the kitchen",
     "write to [events@example.com](mailto:events@example.com) for a table",
     "my Netflix login is https://netflix.com/login",
+    "My Wi-Fi password is printed on the router",
+    "my password is taped under the keyboard",
 ];
 
 #[test]

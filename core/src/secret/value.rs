@@ -156,7 +156,7 @@ pub(super) fn value_at(words: &[Word], j: usize, value: Value, text: &str) -> Op
         Value::Word => {
             // "New York": a name, though "new" alone describes ("my password is new").
             let run = proper_run(words, j, text);
-            (plain_value(w) || run.end > w.span.end).then_some(run)
+            (plain_value(w) && !participle(raw) || run.end > w.span.end).then_some(run)
         }
         Value::Made => made(raw).then(|| w.span.clone()),
         Value::Code => code_run(words, j, text),
@@ -169,6 +169,12 @@ pub(super) fn value_at(words: &[Word], j: usize, value: Value, text: &str) -> Op
 /// A word that may be a value: not one that describes ("too", "strong") nor a link.
 pub(super) fn plain_value(w: &Word) -> bool {
     !NOT_A_VALUE.contains(&w.lower.as_str()) && !LINKS.contains(&w.lower.as_str())
+}
+
+/// A lower-case word in "-ed" says what was done to a value ("printed on the router", "taped
+/// under the desk"), not the value.
+fn participle(raw: &str) -> bool {
+    raw.len() > 4 && raw.ends_with("ed") && raw.chars().all(|c| c.is_ascii_lowercase())
 }
 
 /// `words[j]` and the capitalised words after it: "New York", "Maple Street".
