@@ -12,6 +12,7 @@ pub mod fact_text;
 pub mod fsutil;
 pub mod id;
 pub mod jobs;
+pub mod language;
 pub mod legacy;
 pub mod manage;
 pub mod message;

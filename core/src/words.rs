@@ -37,13 +37,36 @@ pub fn fold(text: &str) -> String {
 }
 
 /// Lower-cased words of `text`, apostrophes kept inside a word ("i'm", "user's"), typographic
-/// apostrophes made plain.
+/// apostrophes made plain. A run of Chinese, Japanese or Korean letters, which spaces do not
+/// split into words, gives its overlapping two-letter pieces ("我喜欢猫" → "我喜", "喜欢", "欢猫").
 pub fn tokens(text: &str) -> Vec<String> {
     text.replace('\u{2019}', "'")
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .map(|w| w.trim_matches('\'').to_lowercase())
         .filter(|w| !w.is_empty())
+        .flat_map(|w| pieces(&w))
         .collect()
+}
+
+/// Whether `c` is a Han, kana or Hangul letter.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F
+        | 0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF
+        | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F)
+}
+
+/// A word as recall and the same-fact rule compare it: itself, or, written in CJK letters, its
+/// overlapping two-letter pieces (one letter alone stays itself).
+fn pieces(word: &str) -> Vec<String> {
+    if !word.chars().any(is_cjk) {
+        return vec![word.to_string()];
+    }
+    let letters: Vec<char> = word.chars().collect();
+    if letters.len() < 2 {
+        return vec![word.to_string()];
+    }
+    letters.windows(2).map(|w| w.iter().collect()).collect()
 }
 
 /// One whitespace-separated word lower-cased, without the punctuation around it (apostrophes
@@ -97,6 +120,10 @@ pub fn content_words(text: &str) -> Vec<String> {
             continue;
         }
         let lower = w.to_lowercase();
+        if lower.chars().any(is_cjk) {
+            out.extend(pieces(&lower));
+            continue;
+        }
         if lower.chars().count() < 2 && !lower.chars().all(|c| c.is_ascii_digit()) {
             continue;
         }
@@ -246,6 +273,19 @@ mod tests {
         ] {
             assert_eq!(same_root(a, b), same, "{a} ~ {b}");
         }
+    }
+
+    #[test]
+    fn cjk_text_splits_into_two_letter_pieces() {
+        assert_eq!(tokens("我喜欢猫。"), ["我喜", "喜欢", "欢猫"]);
+        assert_eq!(tokens("猫"), ["猫"]);
+        assert_eq!(
+            tokens("고양이를 좋아해요"),
+            ["고양", "양이", "이를", "좋아", "아해", "해요"]
+        );
+        assert_eq!(tokens("Ich mag Nüsse"), ["ich", "mag", "nüsse"]);
+        let mine = content_words("我有两只猫");
+        assert!(content_words("我的两只猫").iter().any(|w| mine.contains(w)));
     }
 
     #[test]

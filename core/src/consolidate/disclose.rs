@@ -26,9 +26,10 @@ use super::lexicon::{
 };
 use super::rules::{Dropped, Explained, Rule};
 use super::things::{bare_case, comma_pieces, last_title, my_one_thing, my_thing, my_things};
-use super::{answer, elsewhere, relative};
+use super::{answer, elsewhere, relative, verbatim};
 use crate::consolidate::plan::is_meta;
 use crate::consolidate::prompt::strip_recalled;
+use crate::language::Lang;
 use crate::session::Line;
 use crate::words::{bare, content_words};
 
@@ -54,6 +55,9 @@ pub struct Disclosure {
     pub session: String,
     pub line: usize,
     pub ts: Option<DateTime<Utc>>,
+    /// The language it was said in: beyond English, the clause is the user's sentence as typed,
+    /// and nothing rewrites it.
+    pub lang: Lang,
 }
 
 /// A clause of fewer words states too little; of more, it is not one fact.
@@ -103,9 +107,12 @@ pub fn disclosures(said: &[Said]) -> Vec<Disclosure> {
 pub fn explain(said: &[Said]) -> Vec<Verdict> {
     let mut out: Vec<Verdict> = Vec::new();
     let mut question: Option<(String, &str)> = None;
+    // The language of the message before, in its session: a short reply's.
+    let mut before: Option<(Lang, &str)> = None;
     for (at, s) in said.iter().enumerate() {
         if s.msg.role == "assistant" {
             question = answer::last_question(&s.msg.content).map(|q| (q, s.session));
+            before = Some((crate::language::of(&s.msg.content), s.session));
             continue;
         }
         if !s.msg.is_typed_by_user() {
@@ -116,8 +123,19 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
             .filter(|(_, session)| *session == s.session)
             .map(|(q, _)| q);
         let text = strip_recalled(&s.msg.content);
+        // The language gate, the table's first row: the English rules read English only.
+        let asked_in = before.filter(|(_, session)| *session == s.session);
+        let lang = crate::language::of_turn(&text, asked_in.map(|(l, _)| l));
+        before = Some((lang, s.session));
+        if lang != Lang::English {
+            for (sentence, kept) in verbatim::read(&text, lang) {
+                let outcome = kept.map(|()| (sentence.to_string(), sentence.to_string()));
+                push_verdict(&mut out, s, at, sentence, outcome, lang);
+            }
+            continue;
+        }
         let verdict = |out: &mut Vec<Verdict>, clause: &str, outcome| {
-            push_verdict(out, s, at, clause, outcome);
+            push_verdict(out, s, at, clause, outcome, Lang::English);
         };
         if is_meta(&text) {
             verdict(&mut out, &one_sentence(&text), Err(Dropped::by(Rule::Meta)));
@@ -199,7 +217,7 @@ fn read_clause(out: &mut Vec<Verdict>, r: &mut Reading, clause: String, asks: bo
     };
     if joined {
         let outcome = Err(Dropped::by(Rule::WithTheClauseBefore));
-        push_verdict(out, r.s, r.at, &clause, outcome);
+        push_verdict(out, r.s, r.at, &clause, outcome, Lang::English);
         r.before = Some(clause);
         return;
     }
@@ -223,7 +241,7 @@ fn read_clause(out: &mut Vec<Verdict>, r: &mut Reading, clause: String, asks: bo
                 }
                 _ => Err(why),
             };
-            push_verdict(out, r.s, r.at, &clause, outcome);
+            push_verdict(out, r.s, r.at, &clause, outcome, Lang::English);
             r.before = (!asks).then_some(clause);
             return;
         }
@@ -246,7 +264,7 @@ fn read_clause(out: &mut Vec<Verdict>, r: &mut Reading, clause: String, asks: bo
         }
         Err(why) => Err(why),
     };
-    push_verdict(out, r.s, r.at, &clause, outcome);
+    push_verdict(out, r.s, r.at, &clause, outcome, Lang::English);
 }
 
 /// Push the verdict on `clause` of `s` (the `at`-th of what was said): a kept clause said
@@ -257,6 +275,7 @@ fn push_verdict(
     at: usize,
     clause: &str,
     outcome: Result<(String, String), Dropped>,
+    lang: Lang,
 ) {
     let outcome = outcome.and_then(|(kept, quote)| {
         let seen = out.iter().any(|o| {
@@ -273,6 +292,7 @@ fn push_verdict(
             session: s.session.to_string(),
             line: s.line,
             ts: s.msg.ts,
+            lang,
         })
     });
     out.push(Verdict {
@@ -459,6 +479,7 @@ fn revive_before(out: &mut [Verdict], at: usize, clause: &str, ts: Option<DateTi
         session: v.session.clone(),
         line: v.line,
         ts,
+        lang: Lang::English,
     });
     true
 }

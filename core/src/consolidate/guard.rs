@@ -43,6 +43,13 @@ pub fn refuse_fact(text: &str, cx: &Context) -> Option<Refusal> {
         .or_else(|| ungrounded(text, cx.user_text))
 }
 
+/// Why the user's own sentence in a language beyond English must not be stored, if it must not:
+/// the guards that read any language (a loop, words the user never typed). Voice and fragments
+/// are English rules, and no model wrote the text.
+pub fn refuse_typed(text: &str, cx: &Context) -> Option<Refusal> {
+    repetition_loop(text).or_else(|| ungrounded(text, cx.user_text))
+}
+
 /// Why a one-line episodic summary must not be stored, if it must not. Summaries describe the
 /// whole session in the model's words, so they are not held to the grounding rule.
 pub fn refuse_summary(text: &str, cx: &Context) -> Option<Refusal> {

@@ -25,6 +25,7 @@ pub mod rules;
 pub mod summary;
 mod things;
 pub mod until;
+mod verbatim;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -36,6 +37,7 @@ use self::apply::{Change, apply};
 use self::model::Model;
 use self::neighbours::Existing;
 use self::plan::{Candidate, Planned};
+use crate::language::Lang;
 use crate::models::{Embedder, ModelError};
 use crate::record::{Evidence, Kind, Record};
 use crate::same_fact::{self, Overlap};
@@ -505,7 +507,8 @@ fn decide_all(
     for f in found {
         let quote = f.from.as_ref().map(|d| d.quote.as_str());
         let planned = plan::refuse_secret(&f.candidate.text, quote).unwrap_or_else(|| {
-            let planned = consider(&f.candidate, &existing, cx, &changes, model);
+            let as_typed = f.from.as_ref().is_some_and(|d| d.lang != Lang::English);
+            let planned = consider(&f.candidate, as_typed, &existing, cx, &changes, model);
             one_change_per_fact(planned, &f.candidate, &changes)
         });
         let (sessions, evidence) = match &f.from {
@@ -519,6 +522,7 @@ fn decide_all(
         let valid_until = f
             .from
             .as_ref()
+            .filter(|d| d.lang == Lang::English)
             .and_then(|d| until::valid_until(&d.clause, d.ts?));
         changes.push(Change {
             planned,
@@ -547,8 +551,15 @@ fn summarise_due(
     // this loop adds are not facts).
     let mut facts: Option<Vec<HashSet<String>>> = None;
     for s in episodic::due(sessions, &snap.state, now) {
+        let typed = typed_text(s);
+        // A summary is in the session's language or is not written: the prompts and the rules
+        // write English.
+        if crate::language::of(&typed) != Lang::English {
+            summarised.push(s.id.clone());
+            continue;
+        }
         let cx = guard::Context {
-            user_text: &typed_text(s),
+            user_text: &typed,
             assistant_text: "",
             examples,
         };
@@ -645,6 +656,14 @@ fn rewritten(
 ) -> Result<Vec<Found>, ModelError> {
     let mut out: Vec<Found> = Vec::new();
     for d in disclosures {
+        // Beyond English the fact is the user's sentence as typed: no English rule or prompt
+        // rewrites it, and no English date word is read into it.
+        if d.lang != Lang::English {
+            if let Ok(text) = crate::fact_text::normalize_fact(&d.clause) {
+                push_found(&mut out, text, d);
+            }
+            continue;
+        }
         let ruled = person::third_person(&d.clause);
         let text = if by_model && !person::is_name(&ruled) {
             // The rule's own sentence is most of the model's reply: a guess that saves decoding.
@@ -669,26 +688,34 @@ fn rewritten(
         let Ok(text) = crate::fact_text::normalize_fact(&text) else {
             continue;
         };
-        if !out
-            .iter()
-            .any(|f| same_fact::key(&f.candidate.text) == same_fact::key(&text))
-        {
-            out.push(Found {
-                candidate: Candidate {
-                    text,
-                    kind: Kind::Semantic,
-                    confidence: REWRITE_CONFIDENCE,
-                },
-                from: Some(d),
-            });
-        }
+        push_found(&mut out, text, d);
     }
     Ok(out)
 }
 
-/// Decide one candidate: guards that need no model first, then the model's verdict.
+/// `text`, from `d`, as a candidate unless one with the same key is there already.
+fn push_found(out: &mut Vec<Found>, text: String, d: disclose::Disclosure) {
+    if !out
+        .iter()
+        .any(|f| same_fact::key(&f.candidate.text) == same_fact::key(&text))
+    {
+        out.push(Found {
+            candidate: Candidate {
+                text,
+                kind: Kind::Semantic,
+                confidence: REWRITE_CONFIDENCE,
+            },
+            from: Some(d),
+        });
+    }
+}
+
+/// Decide one candidate: guards that need no model first, then the model's verdict. A
+/// candidate `as_typed` (the user's sentence in a language beyond English) keeps its words: the
+/// model chooses what to do with it, never new text.
 fn consider(
     c: &Candidate,
+    as_typed: bool,
     existing: &Existing,
     cx: &guard::Context,
     earlier: &[Change],
@@ -707,7 +734,12 @@ fn consider(
     if plan::is_meta(&c.text) {
         return skip("reads as an instruction, not a fact about the user");
     }
-    if let Some(refusal) = guard::refuse_fact(&c.text, cx) {
+    let refused = if as_typed {
+        guard::refuse_typed(&c.text, cx)
+    } else {
+        guard::refuse_fact(&c.text, cx)
+    };
+    if let Some(refusal) = refused {
         return Planned::Refused {
             text: c.text.clone(),
             refusal,
@@ -768,7 +800,11 @@ fn consider(
     // The model's own new text passes the same guards as a candidate; when it does not, the
     // candidate (which did) is the new text.
     let d = match &d.text {
-        Some(t) if guard::refuse_fact(t, cx).is_some() || crate::secret::find(t).is_some() => {
+        Some(t)
+            if as_typed
+                || guard::refuse_fact(t, cx).is_some()
+                || crate::secret::find(t).is_some() =>
+        {
             plan::Decision {
                 text: Some(c.text.clone()),
                 ..d

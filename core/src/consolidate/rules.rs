@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
+    /// Written in a language memory does not read (yet): no English rule reads it either.
+    Language,
     /// The message talks about instructions or memory.
     Meta,
     /// A line of code written to break out of a string ("'); DROP TABLE …").
@@ -26,6 +28,8 @@ pub enum Rule {
     Addressed,
     /// Brackets or braces: a template placeholder or markup.
     Placeholder,
+    /// In a language beyond English, a sentence with no "I", "my" or "me" of that language.
+    NotFirstPerson,
     /// "I'm going to …" with no time.
     PlanWithoutTime,
     /// Opens as a hedge, a wish, a reaction or the moment ("I think", "I'm glad").
@@ -150,6 +154,23 @@ pub struct Row {
 /// Every rule, one row each, in the order `disclose` asks them (the order of [`Rule`]).
 pub const TABLE: &[Row] = &[
     Row {
+        rule: Rule::Language,
+        name: "language",
+        does: Does::Drop,
+        why: "written in a language memory does not read yet",
+        fires: &[
+            ex(
+                "hand",
+                "Привет, меня зовут Ольга, я работаю врачом в Москве.",
+            ),
+            ex("hand", "مرحبا، اسمي ليلى وأعمل معلمة في عمّان."),
+        ],
+        holds: &[
+            ex("xpersona-fr-valid", "j'ai deux chiens."),
+            ex("xpersona-zh-valid", "我有两只狗。"),
+        ],
+    },
+    Row {
         rule: Rule::Meta,
         name: "meta",
         does: Does::Drop,
@@ -244,6 +265,26 @@ pub const TABLE: &[Row] = &[
         why: "a template placeholder or markup",
         fires: &[ex("persona-valid", "I'm [name]")],
         holds: &[ex("hand", "My name is Sam")],
+    },
+    Row {
+        rule: Rule::NotFirstPerson,
+        name: "not_first_person",
+        does: Does::Drop,
+        why: "says nothing of the user in the first person",
+        fires: &[
+            ex(
+                "xpersona-fr-valid",
+                "c'est un nom adorable pour une tortue.",
+            ),
+            ex("xpersona-zh-valid", "锻炼是消除疲劳的好方法。"),
+        ],
+        holds: &[
+            ex(
+                "xpersona-fr-valid",
+                "je travaille dans un refuge pour sans-abri dans ma ville.",
+            ),
+            ex("xpersona-zh-valid", "我在城镇的一个收容所工作。"),
+        ],
     },
     Row {
         rule: Rule::PlanWithoutTime,

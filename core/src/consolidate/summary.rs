@@ -8,6 +8,7 @@ use std::collections::HashSet;
 
 use super::disclose;
 use super::lexicon::{ASKING, CLAUSE_OPENERS, DANGLING, FILLER, FRAME, HANGING};
+use crate::language::Lang;
 use crate::session::Session;
 use crate::words::bare;
 
@@ -26,11 +27,14 @@ pub fn by_rule(s: &Session) -> Option<String> {
 /// each thing they said of themself; then each sentence of substance they typed. The pass takes
 /// the first the guards let through.
 pub fn candidates(s: &Session) -> Vec<String> {
+    // A summary by rule is English: it reads the turns written in English, never another
+    // language's words into an English sentence.
     let typed: Vec<&str> = s
         .lines
         .iter()
         .filter(|l| l.is_typed_by_user())
         .map(|l| l.content.as_str())
+        .filter(|t| crate::language::of(t) == Lang::English)
         .collect();
     let sentences: Vec<(String, bool)> = typed.iter().flat_map(|t| sentences(t)).collect();
     let asked = sentences
@@ -49,6 +53,7 @@ pub fn candidates(s: &Session) -> Vec<String> {
         .collect();
     let disclosed = disclose::disclosures(&said)
         .into_iter()
+        .filter(|d| d.lang == Lang::English)
         .map(|d| format!("Said {}", third_person(&d.clause)));
     let plain = sentences
         .iter()

@@ -1,0 +1,222 @@
+//! The language of a text: which rules may read it. Letters of a script other than Latin decide
+//! at once (Han with kana is Japanese, Han alone Chinese, Hangul Korean, Cyrillic, Arabic and the
+//! rest are a language memory does not read); Latin letters go to a detector (lingua) over the
+//! Latin-script languages memory knows. English wins any doubt: a turn is English when the
+//! detector ranks it first or gives it at least [`ENGLISH_AT_LEAST`], so no English turn loses
+//! its facts to a guess (measured in docs/benchmarks.md).
+
+use std::sync::LazyLock;
+
+use lingua::{Language, LanguageDetector, LanguageDetectorBuilder};
+use serde::{Deserialize, Serialize};
+
+/// A language memory tells apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lang {
+    English,
+    French,
+    German,
+    Spanish,
+    Italian,
+    Portuguese,
+    Dutch,
+    Indonesian,
+    Chinese,
+    Japanese,
+    Korean,
+    /// A script or language memory does not read (Cyrillic, Arabic, Greek, Hebrew, Devanagari,
+    /// Thai, …).
+    Other,
+}
+
+impl Lang {
+    /// The ISO 639-1 code ("en", "fr"), or "other".
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::English => "en",
+            Lang::French => "fr",
+            Lang::German => "de",
+            Lang::Spanish => "es",
+            Lang::Italian => "it",
+            Lang::Portuguese => "pt",
+            Lang::Dutch => "nl",
+            Lang::Indonesian => "id",
+            Lang::Chinese => "zh",
+            Lang::Japanese => "ja",
+            Lang::Korean => "ko",
+            Lang::Other => "other",
+        }
+    }
+
+    /// Written without spaces between words (a word count says nothing; characters do).
+    pub fn unspaced(self) -> bool {
+        matches!(self, Lang::Chinese | Lang::Japanese)
+    }
+}
+
+/// A Latin-script text is English when the detector gives English at least this confidence and
+/// the text has a word only English has ([`ENGLISH_WORDS`]), though the detector ranks another
+/// language first ("Me too!", "I collect hats." read as Dutch and French by the detector alone).
+/// Chosen on 15,000 chat turns (docs/benchmarks.md): 99.3% of the English turns of the persona and
+/// LongMemEval slices are English (the rest are "Hello!", "Bye!", "No problem."), and 0.3–1.6%
+/// of the French, Italian and Indonesian turns are read as English (their words then match no
+/// English rule).
+pub const ENGLISH_AT_LEAST: f64 = 0.1;
+
+/// A Latin-script text is another language only when the detector gives that language at least
+/// this confidence ("a Korg B1": Dutch at 0.26, so English; "Soy vegana.": Spanish at 0.35).
+/// Measured on the turns of fewer than four words: every English one stays English.
+const ANOTHER_AT_LEAST: f64 = 0.3;
+
+/// Common words no other language memory reads writes: with [`ENGLISH_AT_LEAST`], they keep a
+/// short English turn English.
+const ENGLISH_WORDS: &[&str] = &[
+    "i", "i'm", "i've", "i'd", "i'll", "my", "the", "and", "is", "you", "it", "it's", "to", "of",
+    "was", "have", "too", "that", "with", "this", "what", "do", "don't", "hello", "bye", "yes",
+    "thanks",
+];
+
+static DETECTOR: LazyLock<LanguageDetector> =
+    LazyLock::new(|| LanguageDetectorBuilder::from_all_languages().build());
+
+/// The letters of `text` by script, a CJK character weighing as a short word's letters.
+#[derive(Default)]
+struct Scripts {
+    latin: usize,
+    han: usize,
+    kana: usize,
+    hangul: usize,
+    other: usize,
+}
+
+/// How many letters of each script `text` holds.
+fn scripts(text: &str) -> Scripts {
+    let mut s = Scripts::default();
+    for c in text.chars().filter(|c| c.is_alphabetic()) {
+        let u = c as u32;
+        match u {
+            0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => s.kana += 3,
+            0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => s.hangul += 3,
+            0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F => s.han += 3,
+            _ if c.is_ascii_alphabetic() || (0xC0..=0x24F).contains(&u) => s.latin += 1,
+            0x1E00..=0x1EFF => s.latin += 1,
+            _ => s.other += 1,
+        }
+    }
+    s
+}
+
+/// The language of `text`: by its script, then, for Latin letters, by the detector with English
+/// winning any doubt.
+pub fn of(text: &str) -> Lang {
+    let s = scripts(text);
+    let cjk = s.han + s.kana + s.hangul;
+    let most = s.latin.max(cjk).max(s.other);
+    if most == 0 {
+        // No letters ("1", "!!"): nothing the English rules would keep, nor garble.
+        return Lang::English;
+    }
+    if most == s.latin {
+        return latin(text);
+    }
+    if most == s.other {
+        return Lang::Other;
+    }
+    if s.hangul >= s.han + s.kana {
+        Lang::Korean
+    } else if s.kana > 0 {
+        Lang::Japanese
+    } else {
+        Lang::Chinese
+    }
+}
+
+/// A Latin-script turn of fewer words than this says too little for the detector ("Blue!",
+/// "Oui"): it is in the language of the message before it.
+const SHORT_WORDS: usize = 4;
+
+/// The language of a turn, `before` being that of the message it answers: a short Latin-script
+/// reply is in the language it was asked in.
+pub fn of_turn(text: &str, before: Option<Lang>) -> Lang {
+    let s = scripts(text);
+    match before {
+        Some(before)
+            if s.latin > 0
+                && s.latin >= s.han + s.kana + s.hangul + s.other
+                && crate::words::tokens(text).len() < SHORT_WORDS =>
+        {
+            before
+        }
+        _ => of(text),
+    }
+}
+
+/// A Latin-script text's language.
+fn latin(text: &str) -> Lang {
+    let values = DETECTOR.compute_language_confidence_values(text);
+    let english = values
+        .iter()
+        .find(|(l, _)| *l == Language::English)
+        .map_or(0.0, |(_, c)| *c);
+    let Some(&(top, sure)) = values.first() else {
+        return Lang::English;
+    };
+    let top = &top;
+    if sure < ANOTHER_AT_LEAST {
+        return Lang::English;
+    }
+    let english_word = || {
+        crate::words::tokens(text)
+            .iter()
+            .any(|w| ENGLISH_WORDS.contains(&w.as_str()))
+    };
+    if *top == Language::English || (english >= ENGLISH_AT_LEAST && english_word()) {
+        return Lang::English;
+    }
+    match top {
+        Language::French => Lang::French,
+        Language::German => Lang::German,
+        Language::Spanish => Lang::Spanish,
+        Language::Italian => Lang::Italian,
+        Language::Portuguese => Lang::Portuguese,
+        Language::Dutch => Lang::Dutch,
+        Language::Indonesian => Lang::Indonesian,
+        _ => Lang::English,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_script_and_the_latin_languages() {
+        for (text, lang) in [
+            ("I'm a night owl, honestly.", Lang::English),
+            ("Me too!", Lang::English),
+            ("I collect hats.", Lang::English),
+            (
+                "Hola, me llamo Lucía y trabajo como enfermera.",
+                Lang::Spanish,
+            ),
+            ("Ich bin allergisch gegen Nüsse.", Lang::German),
+            ("j'ai deux chiens et je vis à Lyon.", Lang::French),
+            ("我有两只狗。", Lang::Chinese),
+            ("私は東京に住んでいます。", Lang::Japanese),
+            ("저는 서울에 살고 있어요.", Lang::Korean),
+            ("Привет, меня зовут Ольга.", Lang::Other),
+            ("مرحبا، اسمي ليلى", Lang::Other),
+            ("123 !!", Lang::English),
+            ("c'est un nom adorable pour une tortue.", Lang::French),
+            ("a Korg B1", Lang::English),
+            ("Soy vegana.", Lang::Spanish),
+            ("I love 寿司 and ramen", Lang::English),
+        ] {
+            assert_eq!(of(text), lang, "{text}");
+        }
+        assert_eq!(of_turn("Blue!", Some(Lang::English)), Lang::English);
+        assert_eq!(of_turn("Oui, deux.", Some(Lang::French)), Lang::French);
+        assert_eq!(of_turn("我有两只狗。", Some(Lang::English)), Lang::Chinese);
+    }
+}

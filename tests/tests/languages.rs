@@ -1,0 +1,124 @@
+//! Memory in the user's language, with the real SmolLM2-135M-Instruct: a chat in Spanish,
+//! German, Chinese, Japanese, Russian or Arabic leaves only records in the user's own words (a
+//! fact kept as they said it, no summary in English, no English word mixed in), and a language
+//! memory does not read leaves nothing at all. One test per script: Latin with diacritics, CJK,
+//! Cyrillic, Arabic.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use localm_tests::{Env, llm_model};
+use serde_json::Value;
+
+/// Words that give away an English record (a summary "Said they …", a fact "User is …").
+const ENGLISH: &[&str] = &[
+    "user", "user's", "said", "asked", "they", "them", "their", "the", "is", "has", "and", "about",
+    "how", "to", "a", "of", "in", "likes", "works", "lives", "named",
+];
+
+/// A pass over one session of `user_lines` (each answered "Got it."), with the real model; the
+/// records it leaves.
+fn pass(user_lines: &[&str]) -> Option<Vec<Value>> {
+    let model = llm_model()?;
+    let env = Env::new();
+    env.log(&["setup-model", "--from", model.to_str().unwrap()])
+        .ok();
+    env.write_session("chat", user_lines);
+    // Quiet for an hour, so the pass summarises it too.
+    let log = env.data_dir().join("sessions/chat.jsonl");
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .append(true)
+        .open(log)
+        .unwrap()
+        .set_modified(an_hour_ago)
+        .unwrap();
+    env.log(&["memory", "consolidate", "--json"]).ok();
+    Some(env.records())
+}
+
+/// Every record is in the user's words: no English word in it, and a fact is a sentence (or the
+/// run of one) the user typed.
+fn in_their_words(records: &[Value], user_lines: &[&str]) {
+    for r in records {
+        let text = r["text"].as_str().unwrap();
+        let english: Vec<String> = localm_core::words::tokens(text)
+            .into_iter()
+            .filter(|w| ENGLISH.contains(&w.as_str()))
+            .collect();
+        assert!(english.is_empty(), "English {english:?} in {text:?}");
+        if r["kind"] == "semantic" {
+            let said = user_lines
+                .iter()
+                .any(|l| l.contains(text.trim_end_matches('.')));
+            assert!(said, "not the user's words: {text:?}");
+        }
+    }
+}
+
+/// The facts among `records`.
+fn facts(records: &[Value]) -> Vec<&str> {
+    records
+        .iter()
+        .filter(|r| r["kind"] == "semantic")
+        .map(|r| r["text"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn latin_with_diacritics_keeps_the_users_words() {
+    let said = [
+        "Hola, me llamo Lucía y trabajo como enfermera en un hospital de Valencia.",
+        "Tengo dos gatos, Luna y Sol.",
+        "Soy vegetariana desde hace cinco años.",
+        "Ich bin allergisch gegen Nüsse.",
+        "Ich plane im Juli eine Radtour an der Ostsee mit meiner Tochter Mia.",
+    ];
+    let Some(records) = pass(&said) else { return };
+    in_their_words(&records, &said);
+    let facts = facts(&records);
+    for kept in [
+        "Tengo dos gatos",
+        "allergisch gegen Nüsse",
+        "Soy vegetariana",
+    ] {
+        assert!(
+            facts.iter().any(|f| f.contains(kept)),
+            "{kept:?} not in {facts:?}"
+        );
+    }
+}
+
+#[test]
+fn cjk_keeps_the_users_words() {
+    let said = [
+        "你好！我是一名护士，住在上海。",
+        "我有两只猫，它们叫小白和小黑。",
+        "私は東京で先生をしています。",
+        "저는 서울에 살고 있어요.",
+    ];
+    let Some(records) = pass(&said) else { return };
+    in_their_words(&records, &said);
+    let facts = facts(&records);
+    assert!(facts.iter().any(|f| f.contains("我有两只猫")), "{facts:?}");
+}
+
+#[test]
+fn cyrillic_is_not_read_and_nothing_is_garbled() {
+    let said = [
+        "Привет, меня зовут Ольга, я работаю врачом в Москве.",
+        "У меня есть собака по кличке Рекс.",
+    ];
+    let Some(records) = pass(&said) else { return };
+    in_their_words(&records, &said);
+    assert!(facts(&records).is_empty(), "{records:?}");
+}
+
+#[test]
+fn arabic_is_not_read_and_nothing_is_garbled() {
+    let said = [
+        "مرحبا، اسمي ليلى وأعمل معلمة في عمّان.",
+        "عندي قطتان وأحب القراءة.",
+    ];
+    let Some(records) = pass(&said) else { return };
+    in_their_words(&records, &said);
+    assert!(facts(&records).is_empty(), "{records:?}");
+}
