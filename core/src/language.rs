@@ -5,6 +5,8 @@
 //! detector ranks it first or gives it at least [`ENGLISH_AT_LEAST`], so no English turn loses
 //! its facts to a guess (measured in docs/benchmarks.md).
 
+pub mod words;
+
 use std::sync::LazyLock;
 
 use lingua::{Language, LanguageDetector, LanguageDetectorBuilder};

@@ -56,6 +56,16 @@ pub fn is_cjk(c: char) -> bool {
         | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F)
 }
 
+/// Han letters too common to say what a text is about (pronouns, particles, "to be", "to have",
+/// numbers' measure words, question words).
+const HAN_FUNCTION: &str =
+    "我你您他她它们的了是在有和不也很都就吗呢吧啊什么这那个一些要会能可以到说对把被给让从";
+
+/// Whether `c` is a Han letter (Chinese, or Japanese kanji).
+fn is_han(c: char) -> bool {
+    matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F)
+}
+
 /// A word as recall and the same-fact rule compare it: itself, or, written in CJK letters, its
 /// overlapping two-letter pieces (one letter alone stays itself).
 fn pieces(word: &str) -> Vec<String> {
@@ -122,6 +132,14 @@ pub fn content_words(text: &str) -> Vec<String> {
         let lower = w.to_lowercase();
         if lower.chars().any(is_cjk) {
             out.extend(pieces(&lower));
+            // A Han letter is often a word of its own ("猫", cat): each one that says something
+            // counts too, beside the pieces.
+            out.extend(
+                lower
+                    .chars()
+                    .filter(|&c| is_han(c) && !HAN_FUNCTION.contains(c))
+                    .map(String::from),
+            );
             continue;
         }
         if lower.chars().count() < 2 && !lower.chars().all(|c| c.is_ascii_digit()) {
@@ -286,6 +304,8 @@ mod tests {
         assert_eq!(tokens("Ich mag Nüsse"), ["ich", "mag", "nüsse"]);
         let mine = content_words("我有两只猫");
         assert!(content_words("我的两只猫").iter().any(|w| mine.contains(w)));
+        assert!(content_words("我的猫叫什么名字？").contains(&"猫".to_string()));
+        assert!(!content_words("我的猫").contains(&"我".to_string()));
     }
 
     #[test]

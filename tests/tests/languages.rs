@@ -17,6 +17,11 @@ const ENGLISH: &[&str] = &[
 /// A pass over one session of `user_lines` (each answered "Got it."), with the real model; the
 /// records it leaves.
 fn pass(user_lines: &[&str]) -> Option<Vec<Value>> {
+    pass_in(user_lines).map(|(_, records)| records)
+}
+
+/// [`pass`], and the data dir it ran in.
+fn pass_in(user_lines: &[&str]) -> Option<(Env, Vec<Value>)> {
     let model = llm_model()?;
     let env = Env::new();
     env.log(&["setup-model", "--from", model.to_str().unwrap()])
@@ -32,7 +37,8 @@ fn pass(user_lines: &[&str]) -> Option<Vec<Value>> {
         .set_modified(an_hour_ago)
         .unwrap();
     env.log(&["memory", "consolidate", "--json"]).ok();
-    Some(env.records())
+    let records = env.records();
+    Some((env, records))
 }
 
 /// Every record is in the user's words: no English word in it, and a fact is a sentence (or the
@@ -121,4 +127,31 @@ fn arabic_is_not_read_and_nothing_is_garbled() {
     let Some(records) = pass(&said) else { return };
     in_their_words(&records, &said);
     assert!(facts(&records).is_empty(), "{records:?}");
+}
+
+#[test]
+fn recall_finds_what_the_user_said_in_their_language() {
+    let said = [
+        "Ich bin allergisch gegen Nüsse.",
+        "我有两只猫，它们叫小白和小黑。",
+    ];
+    let Some((env, records)) = pass_in(&said) else {
+        return;
+    };
+    assert_eq!(facts(&records).len(), 2, "{records:?}");
+    for (asked, recalled) in [
+        ("Hast du Ideen fürs Abendessen?", "Nüsse"),
+        ("Des idées pour le dîner ?", "Nüsse"),
+        ("我的猫叫什么名字？", "两只猫"),
+    ] {
+        let out = env.log(&["memory", "recall", asked]).ok();
+        assert!(out.contains(recalled), "{asked:?} recalled:\n{out}");
+    }
+    for off_topic in ["今天天气怎么样？", "Wie wird das Wetter morgen?"] {
+        let out = env.log(&["memory", "recall", off_topic]).ok();
+        assert!(
+            out.contains("nothing recalled"),
+            "{off_topic:?} recalled:\n{out}"
+        );
+    }
 }

@@ -2,7 +2,10 @@
 //! health condition, accessibility, a language, a budget, a family situation), recognised from
 //! a fact's text by rule, and the advice domains a message asks about (food, travel, shopping,
 //! health, plans). A message asking for advice in a domain recalls the constraints on it even
-//! when it shares no word with them ("Any dinner ideas?" over "User is vegetarian").
+//! when it shares no word with them ("Any dinner ideas?" over "User is vegetarian"). Beside
+//! English, the cues of diet, allergy, food and asking for ideas are listed in French, Spanish,
+//! Italian, German and Chinese, so a constraint kept in the user's words is found in their
+//! language ("Des idées pour le dîner ?" over "je suis végétarienne").
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
@@ -100,6 +103,26 @@ fn any(s: &Spaced, cues: &[&str]) -> bool {
 }
 
 const DIET: &[&str] = &[
+    "végétarien",
+    "végétarienne",
+    "végétalien",
+    "végétalienne",
+    "vegetariano",
+    "vegetariana",
+    "vegano",
+    "vegana",
+    "vegetarier",
+    "vegetarierin",
+    "veganer",
+    "veganerin",
+    "vegetarisch",
+    "sans gluten",
+    "sin gluten",
+    "senza glutine",
+    "glutenfrei",
+    "素食",
+    "吃素",
+    "不吃肉",
     "vegetarian",
     "vegan",
     "pescatarian",
@@ -130,10 +153,37 @@ const DIET: &[&str] = &[
     "never eats",
 ];
 
-const ALLERGY: &[&str] = &["allergic", "allergy", "allergies", "anaphylaxis", "epipen"];
+const ALLERGY: &[&str] = &[
+    "allergic",
+    "allergy",
+    "allergies",
+    "anaphylaxis",
+    "epipen",
+    "allergique",
+    "allergie",
+    "alérgico",
+    "alérgica",
+    "alergia",
+    "allergico",
+    "allergica",
+    "allergisch",
+    "过敏",
+];
 
 /// Allergens that make an allergy a food matter as well as a health one.
 const FOOD_ALLERGENS: &[&str] = &[
+    "noix",
+    "arachides",
+    "cacahuètes",
+    "nueces",
+    "cacahuetes",
+    "maní",
+    "noci",
+    "arachidi",
+    "nüsse",
+    "erdnüsse",
+    "坚果",
+    "花生",
     "peanut",
     "peanuts",
     "nut",
@@ -410,6 +460,26 @@ fn fact_cues(words: &[String]) -> u32 {
 
 /// Words that make a message a request for advice or a recommendation.
 const ADVICE: &[&str] = &[
+    "idées",
+    "idée",
+    "suggestions",
+    "conseils",
+    "conseil",
+    "recommander",
+    "ideas",
+    "sugerencias",
+    "consejos",
+    "recomiendas",
+    "ideen",
+    "vorschläge",
+    "tipps",
+    "empfehlen",
+    "idee",
+    "consigli",
+    "suggerimenti",
+    "建议",
+    "推荐",
+    "主意",
     "suggest",
     "suggestion",
     "suggestions",
@@ -447,6 +517,35 @@ const ADVICE: &[&str] = &[
 ];
 
 const FOOD: &[&str] = &[
+    "dîner",
+    "déjeuner",
+    "repas",
+    "recette",
+    "recettes",
+    "cuisiner",
+    "cena",
+    "almuerzo",
+    "comida",
+    "receta",
+    "recetas",
+    "cocinar",
+    "abendessen",
+    "mittagessen",
+    "essen",
+    "rezept",
+    "rezepte",
+    "kochen",
+    "pranzo",
+    "ricetta",
+    "ricette",
+    "cucinare",
+    "晚饭",
+    "晚餐",
+    "午饭",
+    "午餐",
+    "食谱",
+    "菜谱",
+    "做饭",
     "dinner",
     "lunch",
     "breakfast",

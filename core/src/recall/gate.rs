@@ -81,8 +81,22 @@ pub fn for_model(id: &str) -> Gates {
 }
 
 /// Whether a message is about the user: it speaks in the first person ("my", "I'm", "we",
-/// "remind me…"), other than the generic how-to "how do I …" / "how can I …".
+/// "remind me…"), other than the generic how-to "how do I …" / "how can I …"; beyond English, a
+/// first-person word of its language ("mon", "我").
 pub fn is_about_user(text: &str) -> bool {
+    use crate::language::{self, Lang, words};
+    // The detector runs only on a message with another language's "I" or "my" in it: the chat
+    // path of an English message never pays for it.
+    english_first_person(text)
+        || (words::any_first_person(text) && {
+            let lang = language::of(text);
+            lang != Lang::English
+                && words::of(lang).is_some_and(|row| words::first_person(text, row))
+        })
+}
+
+/// The English of [`is_about_user`].
+fn english_first_person(text: &str) -> bool {
     let lower = text.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
@@ -134,6 +148,16 @@ impl Gates {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_about_the_user_in_their_language() {
+        assert!(is_about_user("我的猫叫什么名字？"));
+        assert!(is_about_user("Comment s'appelle mon chat ?"));
+        assert!(is_about_user("Wie heißt meine Katze?"));
+        assert!(!is_about_user("Soy milk recipes?"));
+        assert!(!is_about_user("Quel temps fait-il demain ?"));
+        assert!(!is_about_user("今天天气怎么样？"));
+    }
 
     #[test]
     fn about_the_user_or_not() {
