@@ -19,7 +19,10 @@ Rules (tests/data/xpersona/README.md says the same):
             "User", "Said" or "Asked").
  pass       wall seconds of the consolidate command, median and p10-p90.
 
-Usage: scripts/bench xpersona [--langs fr,zh] [--limit 30] [--model qwen]
+The rules were tuned on the first 30 dialogues of each language (--offset 0); dialogues 100-129
+(--offset 100) are the held-out slice, scored once.
+
+Usage: scripts/bench xpersona [--langs fr,zh] [--limit 30] [--offset 0] [--model qwen]
        python3 scripts/bench-xpersona.py --bin target/release/localm --model M.gguf [--sample F]
 --sample FILE writes, per language, up to 50 facts drawn with a fixed seed, with their dialogue's
 persona, for precision by hand.
@@ -81,9 +84,9 @@ def sentences(text):
     return [p.strip() for p in parts if p and any(c.isalnum() for c in p)]
 
 
-def load(lang, limit):
+def load(lang, limit, offset):
     with open(os.path.join(SET, f"{lang}_valid.json"), encoding="utf-8") as f:
-        dialogues = json.load(f)[:limit]
+        dialogues = json.load(f)[offset:offset + limit]
     out = []
     for i, d in enumerate(dialogues):
         owner = [u for _, u in d["dialogue"]]
@@ -94,6 +97,7 @@ def load(lang, limit):
             if u:
                 lines.append({"line": line, "units": u,
                               "disclosed": len(u & owner_units) * 2 >= len(u)})
+        i += offset
         out.append({"index": i, "id": f"xpersona-{lang}-{i:03d}", "dialogue": d["dialogue"],
                     "persona": d["persona"], "owner": owner, "owner_words": set(
                         w.lower() for u in owner for w in re.findall(r"[\w']+", u)), "lines": lines})
@@ -193,6 +197,9 @@ def main():
     ap.add_argument("--embed", help="accepted for scripts/bench's sake; unused")
     ap.add_argument("--langs", default=",".join(LANGS))
     ap.add_argument("--limit", type=int, default=30, help="dialogues per language (default 30)")
+    ap.add_argument("--offset", type=int, default=0,
+                    help="skip this many dialogues first (0: the tuning slice; 100: the held-out slice, "
+                         "dialogues 100-129, scored once)")
     ap.add_argument("--sample", help="write up to 50 facts per language here, for precision by hand")
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args()
@@ -200,7 +207,7 @@ def main():
     print(f"{'lang':4} {'dlg':>3} {'facts/dlg':>9} {'disclosed':>9} {'coverage':>8} {'oracle':>6} "
           f"{'ratio':>5} {'records':>7} {'mixed':>5} {'english':>7} {'pass s (p10-p90)':>18}")
     for lang in a.langs.split(","):
-        dialogues = load(lang, a.limit)
+        dialogues = load(lang, a.limit, a.offset)
         play(lang, dialogues, a)
         r = score(lang, dialogues)
         rows.append(r)
