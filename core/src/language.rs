@@ -112,26 +112,32 @@ fn scripts(text: &str) -> Scripts {
 /// The language of `text`: by its script, then, for Latin letters, by the detector with English
 /// winning any doubt.
 pub fn of(text: &str) -> Lang {
+    by_script(text).unwrap_or_else(|| latin(text))
+}
+
+/// The language of `text` when its letters alone say it (no letters: English), `None` for
+/// Latin letters, which need the detector.
+pub fn by_script(text: &str) -> Option<Lang> {
     let s = scripts(text);
     let cjk = s.han + s.kana + s.hangul;
     let most = s.latin.max(cjk).max(s.other);
     if most == 0 {
         // No letters ("1", "!!"): nothing the English rules would keep, nor garble.
-        return Lang::English;
+        return Some(Lang::English);
     }
     if most == s.latin {
-        return latin(text);
+        return None;
     }
     if most == s.other {
-        return Lang::Other;
+        return Some(Lang::Other);
     }
-    if s.hangul >= s.han + s.kana {
+    Some(if s.hangul >= s.han + s.kana {
         Lang::Korean
     } else if s.kana > 0 {
         Lang::Japanese
     } else {
         Lang::Chinese
-    }
+    })
 }
 
 /// A Latin-script turn of fewer words than this says too little for the detector ("Blue!",

@@ -213,10 +213,26 @@ const TABLE: &[Words] = &[
     },
 ];
 
-/// Whether `s` says "I" or "my" as some language beyond English does (a first look, before the
-/// language of `s` is known).
-pub fn any_first_person(s: &str) -> bool {
-    TABLE.iter().any(|row| first_person(s, row))
+/// "I", "my" and "me" of the Latin-script languages that no English text says (not "me", "mi",
+/// "ma" or a verb): enough to tell a message is about its writer without the detector.
+const SURELY_FIRST_PERSON: &[&str] = &[
+    "je", "j'", "mon", "mes", "moi", "yo", "mis", "mí", "io", "mio", "mia", "miei", "eu", "meu",
+    "minha", "meus", "minhas", "ich", "mein", "meine", "meinen", "meinem", "meiner", "mich", "mir",
+    "ik", "mijn", "mij", "saya", "aku",
+];
+
+/// Whether `s` speaks of its writer in a language beyond English: by the row of its script's
+/// language (Chinese, Japanese, Korean), or by a Latin-script "I" or "my" no English text says.
+/// No detector runs: recall asks this on the chat path.
+pub fn about_the_writer(s: &str) -> bool {
+    match super::by_script(s) {
+        Some(lang) => of(lang).is_some_and(|row| first_person(s, row)),
+        None => words_of(s).iter().any(|w| {
+            SURELY_FIRST_PERSON
+                .iter()
+                .any(|f| w == f || (f.ends_with('\'') && w.starts_with(f)))
+        }),
+    }
 }
 
 /// The row of `lang`, if memory reads it beyond English.

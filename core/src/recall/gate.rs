@@ -84,15 +84,7 @@ pub fn for_model(id: &str) -> Gates {
 /// "remind me…"), other than the generic how-to "how do I …" / "how can I …"; beyond English, a
 /// first-person word of its language ("mon", "我").
 pub fn is_about_user(text: &str) -> bool {
-    use crate::language::{self, Lang, words};
-    // The detector runs only on a message with another language's "I" or "my" in it: the chat
-    // path of an English message never pays for it.
-    english_first_person(text)
-        || (words::any_first_person(text) && {
-            let lang = language::of(text);
-            lang != Lang::English
-                && words::of(lang).is_some_and(|row| words::first_person(text, row))
-        })
+    english_first_person(text) || crate::language::words::about_the_writer(text)
 }
 
 /// The English of [`is_about_user`].
