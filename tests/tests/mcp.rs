@@ -831,3 +831,27 @@ fn over_streamable_http_300_idle_connections_under_a_256_file_limit_leave_room_f
     );
     drop(idle);
 }
+
+#[test]
+fn over_streamable_http_a_session_idle_past_the_limit_is_closed() {
+    let env = Env::new();
+    let server = HttpServer::start_with(&env, &[], &[("LOCALM_MCP_SESSION_IDLE", "1")], None);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let answer = server.post(&server.token_headers(&env), init);
+    let id = answer
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .starts_with("mcp-session-id:")
+                .then(|| l.split_once(':').unwrap().1.trim().to_string())
+        })
+        .unwrap_or_else(|| panic!("initialize names a session: {answer}"));
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let with_session = format!("{}Mcp-Session-Id: {id}\r\n", server.token_headers(&env));
+    let open = server.post(&with_session, list);
+    assert!(!open.starts_with("HTTP/1.1 404"), "{open}");
+    // Idle for well past the limit (swept every second).
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let closed = server.post(&with_session, list);
+    assert!(closed.starts_with("HTTP/1.1 404"), "{closed}");
+}
