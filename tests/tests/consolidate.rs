@@ -360,3 +360,59 @@ fn the_pass_explains_its_verdicts_and_keeps_months_names_possessions_and_times_b
         "{out}"
     );
 }
+
+#[test]
+fn four_sessions_over_one_pass_budget_read_the_oldest_first_and_say_what_is_left() {
+    let env = Env::new();
+    if !setup_model(&env) {
+        return;
+    }
+    let dir = env.data_dir().join("sessions");
+    fs::create_dir_all(&dir).unwrap();
+    let long_reply = "Here is a long answer about gardening and soil. ".repeat(62);
+    let chats = [
+        (
+            "a-oldest",
+            "My name is Priya and I work as a nurse in Leeds.",
+        ),
+        ("b", "I grow tomatoes on my balcony."),
+        ("c", "I grow basil in the kitchen."),
+        ("d-newest", "I grow peppers in the greenhouse."),
+    ];
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for (k, (id, said)) in chats.iter().enumerate() {
+        let text: String = [("user", *said), ("assistant", long_reply.as_str())]
+            .iter()
+            .map(|(role, content)| {
+                serde_json::json!({"ts": "2026-03-01T10:00:00Z", "role": role, "content": content})
+                    .to_string()
+                    + "\n"
+            })
+            .collect();
+        let path = dir.join(format!("{id}.jsonl"));
+        fs::write(&path, text).unwrap();
+        let at = an_hour_ago + std::time::Duration::from_secs(60 * k as u64);
+        fs::File::options()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+    }
+    let first = consolidate(&env);
+    let added = texts(&first, "added").join(" | ");
+    assert!(
+        added.contains("Priya"),
+        "the oldest session was not read: {added}"
+    );
+    assert_eq!(first["left_unread"]["sessions"], 1, "{first}");
+    assert_eq!(first["more_to_read"], true, "{first}");
+    let text = env.log(&["memory", "consolidate"]).ok();
+    assert!(!text.contains("left unread"), "{text}");
+    let records = env.records();
+    let all: Vec<&str> = records
+        .iter()
+        .map(|r| r["text"].as_str().unwrap())
+        .collect();
+    assert!(all.iter().any(|t| t.contains("peppers")), "{all:?}");
+}

@@ -37,6 +37,7 @@ use self::apply::{Change, apply};
 use self::model::Model;
 use self::neighbours::Existing;
 use self::plan::{Candidate, Planned};
+use self::report::Unread;
 use crate::language::Lang;
 use crate::models::{Embedder, ModelError};
 use crate::record::{Evidence, Kind, Record};
@@ -106,8 +107,8 @@ pub enum PassError {
     Store(#[from] StoreError),
 }
 
-/// The session text a pass reads: the newest unread lines of the newest sessions, about 8,000
-/// characters, and what the guards need to know about them.
+/// The session text a pass reads: the unread lines of the sessions, oldest session first, about
+/// 8,000 characters, and what the guards need to know about them.
 struct Gathered<'s> {
     /// Rendered logs, oldest first (the free extraction's input, in core's tests).
     logs: Vec<String>,
@@ -121,9 +122,13 @@ struct Gathered<'s> {
     read_to: Vec<(String, usize)>,
     /// For each of `said`, its message's index in its log (the watermark's unit).
     said_at: Vec<usize>,
+    /// What the budget left for the next pass.
+    left: Unread,
 }
 
-/// Gather: the newest unread lines of the newest sessions, within [`prompt::SESSION_CHARS`].
+/// Gather: the unread lines of the sessions, the oldest session first, within
+/// [`prompt::SESSION_CHARS`]. A session the budget does not reach is left whole for the next
+/// pass (counted in `left`): new chats never starve an older one.
 fn gather<'s>(sessions: &'s [Session], snap: &Snapshot) -> Gathered<'s> {
     let mut g = Gathered {
         logs: Vec::new(),
@@ -133,16 +138,20 @@ fn gather<'s>(sessions: &'s [Session], snap: &Snapshot) -> Gathered<'s> {
         sessions: Vec::new(),
         read_to: Vec::new(),
         said_at: Vec::new(),
+        left: Unread::default(),
     };
     let mut budget = prompt::SESSION_CHARS;
-    for s in sessions {
-        if budget < 200 {
-            break;
-        }
+    // Sessions come newest first; the oldest is read first.
+    for s in sessions.iter().rev() {
         let mark = snap.state.sessions.get(&s.id).map_or(0, |m| m.lines_read);
         // Of a log read in part, `lines` starts at message `first`.
         let from = mark.saturating_sub(s.first);
         if from >= s.lines.len() {
+            continue;
+        }
+        if budget < 200 {
+            g.left.sessions += 1;
+            g.left.messages += s.lines.len() - from;
             continue;
         }
         let new: Vec<&session::Line> = s.lines[from..].iter().collect();
@@ -162,7 +171,6 @@ fn gather<'s>(sessions: &'s [Session], snap: &Snapshot) -> Gathered<'s> {
         }
         g.sessions.push(s.id.clone());
         g.logs.push(log);
-        // Sessions come newest first; the lines are read oldest first.
         let lines = s.lines[from..]
             .iter()
             .enumerate()
@@ -171,11 +179,9 @@ fn gather<'s>(sessions: &'s [Session], snap: &Snapshot) -> Gathered<'s> {
                 line: s.line_number(from + i),
                 msg,
             });
-        g.said.splice(0..0, lines);
-        g.said_at
-            .splice(0..0, s.first + from..s.first + s.lines.len());
+        g.said.extend(lines);
+        g.said_at.extend(s.first + from..s.first + s.lines.len());
     }
-    g.logs.reverse();
     g
 }
 
@@ -362,6 +368,10 @@ fn decide(
 ) -> Result<Decided, ModelError> {
     let mut g = gather(sessions, snap);
     report.sessions_read = g.read_to.len();
+    if g.left.sessions > 0 {
+        report.left_unread = Some(g.left);
+        report.more_to_read = true;
+    }
     #[cfg(test)]
     let found = extract(pass.extraction, &mut g, model, report)?;
     #[cfg(not(test))]
@@ -415,7 +425,7 @@ fn extract(
     }
     let verdicts = disclose::explain(&g.said);
     let taken = read_up_to(&verdicts, g);
-    report.more_to_read = taken < verdicts.len();
+    report.more_to_read |= taken < verdicts.len();
     report.explained = verdicts[..taken].iter().map(|v| v.explained()).collect();
     let disclosures: Vec<disclose::Disclosure> = verdicts
         .into_iter()

@@ -74,6 +74,13 @@ pub struct ModelUse {
     pub load_ms: f64,
 }
 
+/// What a pass left unread for the next: whole sessions and their messages.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unread {
+    pub sessions: usize,
+    pub messages: usize,
+}
+
 /// What a pass did, as data: the daemon, the API and the CLI show the same thing.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Report {
@@ -109,10 +116,15 @@ pub struct Report {
     /// other log goes on) until another version of localm reads them. `text` is the session.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub set_aside: Vec<Skipped>,
-    /// Lines are left unread because this pass took its 12 disclosures before them: the next
-    /// pass reads on from there (the daemon runs one at the next interval).
+    /// Lines are left unread, because this pass took its 12 disclosures before them or its
+    /// budget did not reach their session (`left_unread`): the next pass reads on from there
+    /// (the daemon runs one at the next interval).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub more_to_read: bool,
+    /// Sessions this pass's budget (about 8,000 characters) did not reach, the newest ones: the
+    /// next pass reads them (`more_to_read` is set too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_unread: Option<Unread>,
     /// Every clause of the user's the pass read, kept (as what) or dropped (by which rule).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub explained: Vec<Explained>,

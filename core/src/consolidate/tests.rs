@@ -955,3 +955,56 @@ fn a_log_the_pass_fails_on_is_set_aside_and_the_others_are_still_read() {
     );
     assert!(snap.state.sessions["older"].set_aside.is_none());
 }
+
+#[test]
+fn the_oldest_unread_session_is_read_first_and_the_report_says_what_is_left() {
+    let f = fixture();
+    let long_reply = "Here is a long answer about gardening. ".repeat(120);
+    let sessions: [(&str, Vec<(&str, &str)>); 4] = [
+        (
+            "s1",
+            vec![("user", "My name is Priya and I work as a nurse in Leeds")],
+        ),
+        (
+            "s2",
+            vec![("user", "I grow tomatoes"), ("assistant", &long_reply)],
+        ),
+        (
+            "s3",
+            vec![("user", "I grow basil"), ("assistant", &long_reply)],
+        ),
+        (
+            "s4",
+            vec![("user", "I grow peppers"), ("assistant", &long_reply)],
+        ),
+    ];
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for (k, (id, lines)) in sessions.iter().enumerate() {
+        f.session(id, lines);
+        let path = f.dir.path().join("sessions").join(format!("{id}.jsonl"));
+        let at = an_hour_ago + std::time::Duration::from_secs(60 * k as u64);
+        std::fs::File::options()
+            .append(true)
+            .open(path)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+    }
+    let add = r#"{"op": "ADD", "confidence": 0.9}"#;
+    let (first, _) = f.run_with(Extraction::Rule, "", add, "", now());
+    let added: Vec<&str> = first.added.iter().map(|t| t.text.as_str()).collect();
+    assert!(added.iter().any(|t| t.contains("Priya")), "{added:?}");
+    assert_eq!(
+        first.left_unread,
+        Some(Unread {
+            sessions: 1,
+            messages: 2
+        }),
+        "{first:?}"
+    );
+    assert!(first.more_to_read);
+    let (second, _) = f.run_with(Extraction::Rule, "", add, "", now());
+    let added: Vec<&str> = second.added.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(added, ["User grows peppers"], "{second:?}");
+    assert_eq!(second.left_unread, None);
+}

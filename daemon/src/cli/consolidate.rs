@@ -158,7 +158,12 @@ fn human(r: &Report) -> String {
     } else {
         out.push_str(&output::table(&["WHAT", "ID", "TEXT"], &rows));
     }
-    if r.more_to_read {
+    if let Some(left) = r.left_unread {
+        out.push_str(&format!(
+            "left unread: {} session(s), {} message(s), newer than those read: the next pass reads them\n",
+            left.sessions, left.messages
+        ));
+    } else if r.more_to_read {
         out.push_str("more to read: the next pass reads on where this one stopped\n");
     }
     if !r.refusals.is_empty() {
