@@ -175,6 +175,17 @@ fn each_conversation_gets_its_own_session_log() {
         let l = lines(&dir, name);
         assert_eq!(l.len(), 4, "{name}: {l:?}");
     }
+    // Two chats that open with the same words are told apart by their first reply.
+    for (reply, next) in [("Hello!", "I like tea."), ("Hey there.", "I like coffee.")] {
+        let messages = [
+            user("Hi there."),
+            json!({"role": "assistant", "content": reply}),
+            user(next),
+        ];
+        let r = chat(&d, &json!({"messages": messages, "max_tokens": 8}), &[]);
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    assert_eq!(sessions(&env).len(), 4, "{:?}", sessions(&env).keys());
     // Open WebUI's chat id names the log when it is forwarded.
     let id = "0b8e8c4e-4a57-4c1c-9a49-2b1f6f3d9e10";
     let r = chat(
@@ -192,7 +203,7 @@ fn each_conversation_gets_its_own_session_log() {
     );
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(lines(&dir, "mine.jsonl").len(), 2);
-    assert_eq!(sessions(&env).len(), 4);
+    assert_eq!(sessions(&env).len(), 6);
 }
 
 #[test]

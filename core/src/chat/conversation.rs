@@ -1,8 +1,11 @@
 //! Which session log a turn goes to: one per conversation, not per day. The explicit session
 //! (`X-Localm-Session`, or the body's `session`) wins; then the app's own conversation id
 //! (Open WebUI's `X-OpenWebUI-Chat-Id`, a `metadata` conversation id); else a name derived
-//! from the conversation itself: every request of one conversation repeats its first user
-//! message, so a hash of that message, the model and the OpenAI `user` names one log.
+//! from the conversation itself: every request of one conversation repeats its opening, the
+//! first user message and the first reply to it, so a hash of those, the model and the OpenAI
+//! `user` names one log. Two chats that open with the same words differ by their first reply;
+//! a conversation's first turn, which has no reply yet, is named once its reply is known
+//! ([`Conversation::Opening`]).
 //!
 //! "First user message" is the first `user` message the user typed: system and developer
 //! messages (an app's own instructions, tools, dates, retrieved documents, which change between
@@ -31,6 +34,42 @@ pub struct Hints<'a> {
     pub model: Option<&'a str>,
 }
 
+/// The session log a turn goes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Conversation {
+    /// Named now.
+    Named(String),
+    /// A derived conversation's first turn: named by its opening and the reply this turn gets.
+    Opening {
+        first: String,
+        model: String,
+        user: String,
+    },
+}
+
+impl Conversation {
+    /// The log's name, `reply` being this turn's reply (what the client will send back as the
+    /// conversation's first reply).
+    pub fn name(&self, reply: &str) -> String {
+        match self {
+            Conversation::Named(name) => name.clone(),
+            Conversation::Opening { first, model, user } => derived(first, reply, model, user),
+        }
+    }
+}
+
+/// `conv-<hash>` of a conversation's opening (whitespace-normalised), the model and the user.
+fn derived(first: &str, first_reply: &str, model: &str, user: &str) -> String {
+    format!(
+        "conv-{}",
+        hash(&[first, &normalised(first_reply), model, user])
+    )
+}
+
+fn normalised(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The session of this turn. An explicit name that is not a valid session name is refused; an
 /// app id is used as `app-<id>` when it is one, else hashed (`app-<hash>`); with no user
 /// message at all, the day's log (`chat-YYYY-MM-DD`).
@@ -38,39 +77,46 @@ pub fn session_for(
     hints: &Hints<'_>,
     messages: &[ChatMessage],
     now: DateTime<Utc>,
-) -> Result<String, ChatError> {
+) -> Result<Conversation, ChatError> {
     if hints.header.is_some() || hints.body.is_some() {
-        return session_name(hints.header, hints.body, now);
+        return session_name(hints.header, hints.body, now).map(Conversation::Named);
     }
     if let Some(id) = hints.app_id.map(str::trim).filter(|s| !s.is_empty()) {
         let name = format!("app-{id}");
-        return Ok(if valid(&name) {
+        return Ok(Conversation::Named(if valid(&name) {
             name
         } else {
             format!("app-{}", hash(&[id]))
-        });
+        }));
     }
-    match first_user_message(messages) {
-        Some(first) => Ok(format!(
-            "conv-{}",
-            hash(&[&first, hints.model.unwrap_or(""), hints.user.unwrap_or("")])
-        )),
-        None => session_name(None, None, now),
-    }
+    let Some((first, at)) = first_user_message_at(messages) else {
+        return session_name(None, None, now).map(Conversation::Named);
+    };
+    let (model, user) = (hints.model.unwrap_or(""), hints.user.unwrap_or(""));
+    let first_reply = messages[at..].iter().find(|m| m.role == "assistant");
+    Ok(match first_reply {
+        Some(reply) => Conversation::Named(derived(&first, &reply.content, model, user)),
+        None => Conversation::Opening {
+            first,
+            model: model.to_string(),
+            user: user.to_string(),
+        },
+    })
 }
 
 /// The conversation's first typed user message, whitespace-normalised, if it has one.
 pub fn first_user_message(messages: &[ChatMessage]) -> Option<String> {
+    first_user_message_at(messages).map(|(text, _)| text)
+}
+
+/// [`first_user_message`] and its index in `messages`.
+fn first_user_message_at(messages: &[ChatMessage]) -> Option<(String, usize)> {
     messages
         .iter()
-        .filter(|m| m.role == "user" && m.origin.is_none())
-        .map(|m| {
-            without_quoted_history(&m.content)
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .find(|t| !t.is_empty())
+        .enumerate()
+        .filter(|(_, m)| m.role == "user" && m.origin.is_none())
+        .map(|(i, m)| (normalised(&without_quoted_history(&m.content)), i))
+        .find(|(t, _)| !t.is_empty())
 }
 
 fn valid(name: &str) -> bool {
@@ -128,18 +174,51 @@ mod tests {
             msg("assistant", "Nice!"),
             msg("user", "Where should I eat?"),
         ];
-        let a = session_for(&hints("a"), &turn1, now()).unwrap();
+        // The first turn is named by the reply it gets ("Nice!"), which the next turns repeat.
+        let a = session_for(&hints("a"), &turn1, now())
+            .unwrap()
+            .name("Nice!");
         assert!(a.starts_with("conv-") && a.len() == 21, "{a}");
-        assert_eq!(session_for(&hints("a"), &turn3, now()).unwrap(), a);
+        assert_eq!(
+            session_for(&hints("a"), &turn3, now()).unwrap().name("x"),
+            a
+        );
         // Another first message, another model or another user: another log.
         let other = vec![msg("user", "What is my name?")];
-        assert_ne!(session_for(&hints("a"), &other, now()).unwrap(), a);
-        assert_ne!(session_for(&hints("b"), &turn1, now()).unwrap(), a);
+        let named =
+            |h: &Hints<'_>, m: &[ChatMessage]| session_for(h, m, now()).unwrap().name("Nice!");
+        assert_ne!(named(&hints("a"), &other), a);
+        assert_ne!(named(&hints("b"), &turn1), a);
         let h = Hints {
             user: Some("u-2"),
             ..hints("a")
         };
-        assert_ne!(session_for(&h, &turn1, now()).unwrap(), a);
+        assert_ne!(named(&h, &turn1), a);
+    }
+
+    #[test]
+    fn two_chats_that_open_alike_are_two_logs() {
+        let opening = |reply: &str, next: &str| {
+            vec![
+                msg("user", "hi"),
+                msg("assistant", reply),
+                msg("user", next),
+            ]
+        };
+        let a = session_for(
+            &hints("a"),
+            &opening("Hello! How can I help?", "I like tea"),
+            now(),
+        );
+        let b = session_for(&hints("a"), &opening("Hey there.", "I like coffee"), now());
+        assert_ne!(a.unwrap().name(""), b.unwrap().name(""));
+        // Each chat's first turn is named by the reply it got: the same log as its next turns.
+        let first = session_for(&hints("a"), &[msg("user", "hi")], now()).unwrap();
+        let a_next = session_for(&hints("a"), &opening("Hello! How can I help?", "x"), now());
+        assert_eq!(
+            first.name("Hello!  How can I help?"),
+            a_next.unwrap().name("")
+        );
     }
 
     #[test]
@@ -163,27 +242,30 @@ mod tests {
             app_id: Some("3f2a"),
             ..Hints::default()
         };
-        assert_eq!(session_for(&h, &m, now()).unwrap(), "mine");
+        let named = |h: &Hints<'_>| session_for(h, &m, now()).map(|c| c.name(""));
+        assert_eq!(named(&h).unwrap(), "mine");
         let h = Hints {
             body: Some("../x"),
             ..Hints::default()
         };
-        assert_eq!(session_for(&h, &m, now()), Err(ChatError::BadSession));
+        assert_eq!(named(&h), Err(ChatError::BadSession));
         let uuid = "0b8e8c4e-4a57-4c1c-9a49-2b1f6f3d9e10";
         let h = Hints {
             app_id: Some(uuid),
             ..Hints::default()
         };
-        assert_eq!(session_for(&h, &m, now()).unwrap(), format!("app-{uuid}"));
+        assert_eq!(named(&h).unwrap(), format!("app-{uuid}"));
         // An id that is no file name is hashed, never refused.
         let h = Hints {
             app_id: Some("chat/../1 2"),
             ..Hints::default()
         };
-        let name = session_for(&h, &m, now()).unwrap();
+        let name = named(&h).unwrap();
         assert!(name.starts_with("app-") && valid(&name), "{name}");
         assert_eq!(
-            session_for(&Hints::default(), &[msg("system", "x")], now()).unwrap(),
+            session_for(&Hints::default(), &[msg("system", "x")], now())
+                .unwrap()
+                .name(""),
             "chat-2026-11-30"
         );
     }

@@ -6,7 +6,7 @@
 
 use axum::http::HeaderMap;
 use chrono::{DateTime, Utc};
-use localm_core::chat::conversation::{Hints, session_for};
+use localm_core::chat::conversation::{Conversation, Hints, session_for};
 use localm_core::chat::task_prompt::{self, Background, NO_MEMORY};
 use localm_core::chat::{ChatError, SESSION_MAX};
 use localm_core::recall::query::ChatMessage;
@@ -26,7 +26,7 @@ pub fn session(
     body: &Value,
     messages: &[ChatMessage],
     now: DateTime<Utc>,
-) -> Result<String, ChatError> {
+) -> Result<Conversation, ChatError> {
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let metadata_id = METADATA_IDS
         .iter()
@@ -87,12 +87,14 @@ mod tests {
         let mut h = HeaderMap::new();
         h.insert(OPEN_WEBUI_CHAT_ID, "abc-1".parse().unwrap());
         let body = json!({"model": "x", "metadata": {"chat_id": "zzz"}});
-        assert_eq!(session(&h, &body, &m, now()).unwrap(), "app-abc-1");
+        let named =
+            |h: &HeaderMap, body: &Value| session(h, body, &m, now()).unwrap().name("hello");
+        assert_eq!(named(&h, &body), "app-abc-1");
         h.insert(SESSION_HEADER, "mine".parse().unwrap());
-        assert_eq!(session(&h, &body, &m, now()).unwrap(), "mine");
+        assert_eq!(named(&h, &body), "mine");
         let none = HeaderMap::new();
-        assert_eq!(session(&none, &body, &m, now()).unwrap(), "app-zzz");
-        let derived = session(&none, &json!({"model": "x"}), &m, now()).unwrap();
+        assert_eq!(named(&none, &body), "app-zzz");
+        let derived = named(&none, &json!({"model": "x"}));
         assert!(derived.starts_with("conv-"), "{derived}");
     }
 

@@ -18,6 +18,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
+use localm_core::chat::conversation::Conversation;
 use localm_core::chat::{self, json_format, task_prompt};
 use localm_core::manage::{self, Added};
 use localm_core::recall::query::ChatMessage;
@@ -102,7 +103,7 @@ struct Prepared {
     header: String,
     block: String,
     /// Where the turn is logged, when it is (log/full mode, plugin on).
-    log_to: Option<String>,
+    log_to: Option<Conversation>,
     reply: ReplyId,
 }
 

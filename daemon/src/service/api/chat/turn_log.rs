@@ -11,7 +11,9 @@ use crate::service::state::Shared;
 
 /// Append the turn to its session log, unless privacy mode came on meanwhile.
 pub(super) async fn log_turn(s: &Arc<Shared>, p: &Prepared, reply: &str) {
-    let Some(name) = p.log_to.clone() else { return };
+    let Some(name) = p.log_to.as_ref().map(|c| c.name(reply)) else {
+        return;
+    };
     // Privacy may have been switched on while the reply was generated.
     if !s.config().mode.allows_writes() {
         return;
