@@ -223,3 +223,60 @@ fn setup_embeddings_says_what_is_missing() {
         "nothing changed"
     );
 }
+
+/// Ten identity and place questions over a store a real pass built (SmolLM2-135M) from one
+/// chat, lexical and then semantic (all-MiniLM-L6-v2): each recalls a fact that answers it, and
+/// off-topic questions recall nothing.
+#[test]
+fn identity_and_place_questions_find_the_facts_a_pass_stored() {
+    let (Some(llm), Some(embed)) = (localm_tests::llm_model(), embed_model()) else {
+        return;
+    };
+    let env = Env::new();
+    env.log(&["setup-model", "--from", llm.to_str().unwrap()])
+        .ok();
+    env.write_session(
+        "intro",
+        &[
+            "My name is Priya.",
+            "I moved to Edinburgh in May.",
+            "I work as a nurse at the Royal Infirmary.",
+            "I'm building a budgeting app in Rust.",
+        ],
+    );
+    let report = env.log(&["memory", "consolidate", "--json"]).ok();
+    let stored: Vec<String> = env
+        .records()
+        .iter()
+        .map(|r| r["text"].as_str().unwrap().to_string())
+        .collect();
+    let questions = [
+        ("What is my name?", "Priya"),
+        ("what's my name again", "Priya"),
+        ("Who am I?", "Priya"),
+        ("Where do I live?", "Edinburgh"),
+        ("where do I live now?", "Edinburgh"),
+        ("What do I do for a living?", "nurse"),
+        ("What's my job?", "nurse"),
+        ("Where do I work?", "nurse"),
+        ("What am I working on?", "budgeting"),
+        ("what am I building?", "budgeting"),
+    ];
+    let check = |how: &str| {
+        let missed: Vec<&str> = questions
+            .iter()
+            .filter(|(q, want)| !ids(&recall(&env, q)).iter().any(|t| t.contains(want)))
+            .map(|(q, _)| *q)
+            .collect();
+        assert!(
+            missed.is_empty(),
+            "{how}: {missed:?} recalled no answer; stored {stored:?}\n{report}"
+        );
+        for off in ["How tall is Mount Everest?", "Write a haiku about rain."] {
+            assert!(ids(&recall(&env, off)).is_empty(), "{how}: {off:?}");
+        }
+    };
+    check("lexical");
+    setup(&env, &embed);
+    check("semantic");
+}

@@ -8,6 +8,7 @@ pub use crate::words::{STEM, content_words, stem};
 use std::collections::HashMap;
 
 use super::constraint::{self, Constraint};
+use super::identity::{self, Asked};
 use super::when;
 
 /// Generic words that still say a little (counts, places, times, everyday verbs): "How far
@@ -133,6 +134,8 @@ pub struct LexicalIndex {
     constraints: Vec<Option<Constraint>>,
     /// Whether each fact carries a date.
     dated: Vec<bool>,
+    /// The identity questions each fact answers ("what's my name?"), recognised once.
+    answers: Vec<Vec<Asked>>,
 }
 
 impl LexicalIndex {
@@ -142,8 +145,10 @@ impl LexicalIndex {
         let mut docs: Vec<Vec<u32>> = Vec::new();
         let mut constraints = Vec::new();
         let mut dated = Vec::new();
+        let mut answers = Vec::new();
         for text in texts {
             constraints.push(constraint::of_fact(text));
+            answers.push(identity::answers(text));
             dated.push(when::carries_date(text));
             let mut doc: Vec<u32> = Vec::new();
             for w in content_words(text) {
@@ -172,12 +177,18 @@ impl LexicalIndex {
             avgdl,
             constraints,
             dated,
+            answers,
         }
     }
 
     /// Whether fact `i` carries a date.
     pub fn dated(&self, i: usize) -> bool {
         self.dated.get(i).copied().unwrap_or(false)
+    }
+
+    /// Whether fact `i` answers the identity question `asked`.
+    pub fn answers(&self, i: usize, asked: Asked) -> bool {
+        self.answers.get(i).is_some_and(|a| a.contains(&asked))
     }
 
     /// The standing constraint fact `i` states, if any.

@@ -5,6 +5,7 @@
 pub mod block;
 pub mod constraint;
 pub mod gate;
+pub mod identity;
 pub mod lexical;
 pub mod query;
 pub mod rank;
@@ -220,6 +221,7 @@ pub fn recall(
     let about_user = gate::is_about_user(&query.text);
     let asked = constraint::advice_domains(&query.latest);
     let when_question = when::is_when_question(&query.latest);
+    let identity_question = identity::asked(&query.latest);
     let signals: Vec<Signals> = records
         .iter()
         .enumerate()
@@ -228,6 +230,7 @@ pub fn recall(
                 .constraint(i)
                 .filter(|c| r.kind == Kind::Semantic && c.domains.meets(asked))
                 .map(|c| c.label),
+            answers: identity_question.filter(|&a| r.kind == Kind::Semantic && index.answers(i, a)),
             dated: when_question && index.dated(i),
             share: index.share(i, &weighed),
             cosine: match (semantic, model) {
@@ -239,6 +242,7 @@ pub fn recall(
         })
         .collect();
     let mut ranked = rank(records, &signals, &gates, about_user, now);
+    rank::cap_answers(&mut ranked);
     rank::make_room_for_constraints(&mut ranked, &constraint::order_for(&query.latest));
     let nothing = ranked.iter().all(|s| s.gate == Gate::Rejected);
     if nothing && degrade.is_some() && is_first_person_question(&query.latest) {

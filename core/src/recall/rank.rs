@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::constraint::Label;
 use super::gate::Gates;
+use super::identity::Asked;
 use super::when;
 use crate::record::{Record, Source};
 
@@ -35,6 +36,8 @@ pub enum Gate {
     Fallback,
     /// A standing constraint on the advice the message asks for (`constraint.rs`).
     Constraint,
+    /// It answers the identity question the message asks ("what's my name?": `identity.rs`).
+    Answers,
     /// Not related enough to the query.
     Rejected,
 }
@@ -49,6 +52,8 @@ pub struct Signals {
     pub cosine: Option<f32>,
     /// The fact's standing constraint, when it bears on the advice this message asks for.
     pub constraint: Option<Label>,
+    /// The identity question the message asks, when this fact answers it.
+    pub answers: Option<Asked>,
     /// The message asks when, and the fact carries a date (its relevance rises by
     /// [`when::DATED_BOOST`] once it is through the gate).
     pub dated: bool,
@@ -70,6 +75,9 @@ pub struct Scored {
     /// The fact's standing constraint, when it bears on the advice this message asks for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub constraint: Option<Label>,
+    /// The identity question the message asks, when this fact answers it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answers: Option<Asked>,
 }
 
 /// exp(−age / 30 days) for synth, measured from the last update or recall; 1 for user/import.
@@ -108,6 +116,7 @@ pub fn rank(
             let gate = match (gates.passes(s.share, s.cosine, about_user), s.cosine) {
                 _ if withheld(r, now) => Gate::Rejected,
                 (false, _) if s.constraint.is_some() => Gate::Constraint,
+                (false, _) if s.answers.is_some() => Gate::Answers,
                 (false, _) => Gate::Rejected,
                 (true, None) => Gate::SharedWord,
                 (true, Some(_)) => Gate::Similar,
@@ -130,6 +139,7 @@ pub fn rank(
                 cosine: s.cosine,
                 share: s.share,
                 constraint: s.constraint,
+                answers: s.answers,
             }
         })
         .collect();
@@ -140,6 +150,22 @@ pub fn rank(
             .then(a.index.cmp(&b.index))
     });
     out
+}
+
+/// Facts an identity question brings in beyond the gate, at most: the strongest few, so a
+/// store of many work facts does not crowd the block.
+pub const ANSWER_FACTS: usize = 3;
+
+/// At most [`ANSWER_FACTS`] answer-only candidates keep their gate, the best scored first.
+pub fn cap_answers(ranked: &mut [Scored]) {
+    let mut kept = 0;
+    for s in ranked.iter_mut().filter(|s| s.gate == Gate::Answers) {
+        if kept == ANSWER_FACTS {
+            s.gate = Gate::Rejected;
+        } else {
+            kept += 1;
+        }
+    }
 }
 
 /// At most [`CONSTRAINT_FACTS`] constraint-only candidates keep their gate and take places
@@ -238,6 +264,7 @@ mod tests {
             share,
             cosine,
             constraint: None,
+            answers: None,
             dated: false,
         }
     }

@@ -104,6 +104,9 @@ fn human(answer: &Answer) -> String {
                     if c.chosen { "yes" } else { "" }.into(),
                     match (s.gate, s.constraint) {
                         (Gate::Constraint, Some(c)) => format!("constraint: {}", c.as_str()),
+                        (Gate::Answers, _) => {
+                            format!("answers: {}", s.answers.map_or("", |a| a.as_str()))
+                        }
                         (g, _) => format!("{g:?}").to_lowercase(),
                     },
                     s.cosine.map_or("-".into(), |x| format!("{x:.3}")),
