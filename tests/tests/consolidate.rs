@@ -416,3 +416,45 @@ fn four_sessions_over_one_pass_budget_read_the_oldest_first_and_say_what_is_left
         .collect();
     assert!(all.iter().any(|t| t.contains("peppers")), "{all:?}");
 }
+
+#[test]
+fn plans_with_a_day_or_a_week_expire_and_read_as_facts() {
+    let env = Env::new();
+    if !setup_model(&env) {
+        return;
+    }
+    let dir = env.data_dir().join("sessions");
+    fs::create_dir_all(&dir).unwrap();
+    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let text: String = [
+        ("user", "Monday I have a night shift."),
+        ("assistant", "Good luck with it."),
+        ("user", "I have a Rust study session this week."),
+        ("assistant", "Nice."),
+        ("user", "I have two dogs."),
+    ]
+    .iter()
+    .map(|(role, content)| {
+        serde_json::json!({"ts": now, "role": role, "content": content}).to_string() + "\n"
+    })
+    .collect();
+    fs::write(dir.join("plans.jsonl"), text).unwrap();
+    consolidate(&env);
+    let records = env.records();
+    let fact = |part: &str| {
+        records
+            .iter()
+            .find(|r| r["text"].as_str().unwrap().contains(part))
+            .unwrap_or_else(|| panic!("no fact with {part:?}: {records:?}"))
+    };
+    assert_eq!(
+        fact("night shift")["text"],
+        "User has a night shift on Monday"
+    );
+    assert!(
+        fact("night shift")["valid_until"].is_string(),
+        "{records:?}"
+    );
+    assert!(fact("Rust study")["valid_until"].is_string(), "{records:?}");
+    assert!(fact("two dogs")["valid_until"].is_null(), "{records:?}");
+}

@@ -695,6 +695,7 @@ fn rewritten(
             Some(ts) => dates::absolute(&text, ts),
             None => text,
         };
+        let text = person::time_last(&text);
         let Ok(text) = crate::fact_text::normalize_fact(&text) else {
             continue;
         };

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use super::lexicon::{
     CONJUGATION_ADVERBS, COORDINATED_VERBS, EXPANDED, HABITS, NOT_NAMES, SAME_IN_THE_PAST,
-    UNCHANGED,
+    UNCHANGED, WEEKDAYS,
 };
 use crate::words::{content_words, occurs_in};
 
@@ -256,6 +256,66 @@ fn conjugate(verb: &str) -> String {
     }
 }
 
+/// Words a time phrase is made of ("on Monday", "next week", "in December 2026", "tomorrow").
+const TIME_WORDS: &[&str] = &[
+    "on",
+    "in",
+    "at",
+    "by",
+    "next",
+    "this",
+    "coming",
+    "tomorrow",
+    "tonight",
+    "today",
+    "week",
+    "weekend",
+    "month",
+    "year",
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+    "the",
+];
+
+/// A time the user opened with, put after what it times, as a fact reads: "Monday User has a
+/// night shift" → "User has a night shift on Monday", "in December 2026 User has three exams" →
+/// "User has three exams in December 2026". Anything else is returned as it is.
+pub fn time_last(text: &str) -> String {
+    let Some(at) = text.find(" User ") else {
+        return text.to_string();
+    };
+    let time = text[..at].trim().trim_end_matches(',');
+    let words: Vec<String> = time.split_whitespace().map(crate::words::bare).collect();
+    let is_time = !words.is_empty()
+        && words.iter().all(|w| {
+            TIME_WORDS.contains(&w.as_str())
+                || WEEKDAYS.contains(&w.as_str())
+                || crate::words::month(w).is_some()
+                || w.chars().all(|c| c.is_ascii_digit())
+        });
+    if !is_time {
+        return text.to_string();
+    }
+    let named = |w: &str| WEEKDAYS.contains(&w) || crate::words::month(w).is_some();
+    let time = match words.as_slice() {
+        [one] if WEEKDAYS.contains(&one.as_str()) => format!("on {time}"),
+        [first, ..] if !named(first) => {
+            let mut c = time.chars();
+            c.next()
+                .map_or_else(String::new, |f| f.to_lowercase().chain(c).collect())
+        }
+        _ => time.to_string(),
+    };
+    let rest = text[at + 1..].trim_end();
+    let (rest, end) = match rest.strip_suffix(['.', '!']) {
+        Some(r) => (r, &rest[r.len()..]),
+        None => (rest, ""),
+    };
+    format!("{rest} {time}{end}")
+}
+
 /// Whether `fact` (a rewrite of `clause`) kept the user's words: at least 80% of its content
 /// words come from the clause, and it keeps at least 80% of the clause's (matched on their
 /// same root, `words::same_root`, so "walks" meets "walk").
@@ -280,6 +340,35 @@ pub fn faithful(fact: &str, clause: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_the_user_opened_with_goes_after_what_it_times() {
+        for (text, want) in [
+            (
+                "Monday User has a night shift",
+                "User has a night shift on Monday",
+            ),
+            (
+                "On Friday User is flying to Berlin",
+                "User is flying to Berlin on Friday",
+            ),
+            (
+                "in December 2026 User has three exams",
+                "User has three exams in December 2026",
+            ),
+            (
+                "Next week User has three exams.",
+                "User has three exams next week.",
+            ),
+            (
+                "User has a night shift on Monday",
+                "User has a night shift on Monday",
+            ),
+            ("Priya and User run a bakery", "Priya and User run a bakery"),
+        ] {
+            assert_eq!(time_last(text), want, "{text}");
+        }
+    }
 
     #[test]
     fn clauses_become_facts_about_the_user() {

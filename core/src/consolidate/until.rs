@@ -1,8 +1,10 @@
 //! How long a fact holds: a clause that bounds itself in time ("I'm on antibiotics for the next
 //! two weeks", "I'm in Lisbon until Friday", "this week", "until the end of the month", "until 12
 //! March") gets the moment it stops being true (`valid_until`), resolved against the time the
-//! user said it (the log line's `ts`). A past duration ("I've been vegetarian for two years",
-//! "I lived in Oslo until 2019") and a time alone ("next month") bound nothing.
+//! user said it (the log line's `ts`); so does a plan with a day or a week ("I have a night
+//! shift on Monday", "next week I have three exams"): the end of that day or week. A past
+//! duration ("I've been vegetarian for two years", "I lived in Oslo until 2019"), a habit
+//! ("every Monday") and a time alone ("next month") bound nothing.
 
 use chrono::{DateTime, Datelike, Days, Months, NaiveDate, NaiveTime, TimeDelta, Utc};
 
@@ -119,6 +121,46 @@ pub fn valid_until(clause: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>
         };
         if found.is_some() {
             return found;
+        }
+    }
+    // "I'll be 30 next week" is an age to come, not a plan.
+    let an_age = w
+        .windows(2)
+        .any(|p| p[0] == "be" && p[1].chars().all(|c| c.is_ascii_digit()));
+    if an_age {
+        return None;
+    }
+    planned_day(&w, at)
+}
+
+/// A plan with a day or a week ("I have a night shift on Monday", "Tomorrow I have a dentist
+/// appointment", "I have a Rust study session this week", "next week I have three exams"): it
+/// holds until the end of that day or week, never for good. "every Monday" and "on Mondays" are
+/// habits and bound nothing.
+fn planned_day(w: &[String], at: NaiveDate) -> Option<DateTime<Utc>> {
+    let get = |i: usize| w.get(i).map(String::as_str);
+    for i in 0..w.len() {
+        let before = i.checked_sub(1).and_then(get);
+        let day = match (get(i), get(i + 1)) {
+            (Some("tomorrow"), _) => at.succ_opt(),
+            (Some("tonight"), _) => Some(at),
+            (Some("this"), Some("week" | "weekend")) => Some(end_of_week(at)),
+            (Some("next"), Some("week" | "weekend")) => Some(end_of_week(at) + Days::new(7)),
+            (Some(d), _) if before != Some("every") => {
+                let Some(k) = WEEKDAYS.iter().position(|w| *w == d) else {
+                    continue;
+                };
+                // The next such day after today ("on Monday" said on a Monday: a week on).
+                let mut day = at.succ_opt()?;
+                while day.weekday().num_days_from_monday() as usize != k {
+                    day = day.succ_opt()?;
+                }
+                Some(day)
+            }
+            _ => None,
+        };
+        if let Some(day) = day {
+            return Some(end_of(day));
         }
     }
     None
@@ -283,6 +325,31 @@ mod tests {
             ("I run every morning for an hour", None),
             ("I'm vegetarian", None),
             ("I was vegetarian until I met my wife", None),
+            // Plans with a day or a week (LongMemEval's and the issue's): that day or week.
+            (
+                "I have a meeting at 2 PM on Tuesday",
+                Some("2026-12-01T23:59:59Z"),
+            ),
+            (
+                "I have a cocktail-making class on Thursday",
+                Some("2026-12-03T23:59:59Z"),
+            ),
+            (
+                "I have a night shift on Monday",
+                Some("2026-12-07T23:59:59Z"),
+            ),
+            ("Monday I have a night shift", Some("2026-12-07T23:59:59Z")),
+            (
+                "I have a dentist appointment tomorrow",
+                Some("2026-12-01T23:59:59Z"),
+            ),
+            (
+                "I have a Rust study session this week",
+                Some("2026-12-06T23:59:59Z"),
+            ),
+            ("Next week I have three exams", Some("2026-12-13T23:59:59Z")),
+            ("I work night shifts every Monday", None),
+            ("I play football on Mondays", None),
         ] {
             let want = want.map(|w| w.parse::<DateTime<Utc>>().unwrap());
             assert_eq!(valid_until(clause, at), want, "{clause}");
