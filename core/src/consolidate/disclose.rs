@@ -1506,7 +1506,10 @@ fn took_me(lower: &[String]) -> bool {
 }
 
 /// "I'll be bringing my road bike", "I will be trekking for 10 days": the future told as what
-/// the user will be doing is a plan ("I'll check those out" answers the turn before).
+/// the user will be doing is a plan ("I'll check those out" answers the turn before). So is one
+/// told with a month or a next season, week or year: "I will start a new job in March", "I'll
+/// take an art class next year". "… this week" and "… this weekend" are what the user means to
+/// do after the chat ("I'll try to check the store's website … this week"), not a plan to keep.
 fn will_be_doing(lower: &[String]) -> bool {
     let rest = match lower {
         [a, rest @ ..] if a == "i'll" || a == "ill" => rest,
@@ -1514,6 +1517,22 @@ fn will_be_doing(lower: &[String]) -> bool {
         _ => return false,
     };
     matches!(rest, [be, v, ..] if be == "be" && v.len() > 4 && v.ends_with("ing"))
+        || (rest.first().is_some_and(|v| v != "be" && v != "try") && later_on(rest))
+}
+
+/// Whether `lower` names a time well ahead: a month (not the modal "may"), or "next" before a
+/// month, year or season.
+fn later_on(lower: &[String]) -> bool {
+    lower
+        .iter()
+        .any(|w| w != "may" && crate::words::MONTHS.contains(&w.as_str()))
+        || lower.windows(2).any(|p| {
+            p[0] == "next"
+                && matches!(
+                    p[1].as_str(),
+                    "month" | "year" | "summer" | "spring" | "fall" | "autumn" | "winter"
+                )
+        })
 }
 
 /// Whether a plan does something to a thing: its verb takes "a", "an", "my", "another", "all

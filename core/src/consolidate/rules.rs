@@ -306,7 +306,11 @@ pub const TABLE: &[Row] = &[
             ex("persona-valid", "I did it"),
             ex("data-file", "I fixed it"),
         ],
-        holds: &[ex("hand", "I did a marathon in 2019")],
+        holds: &[
+            ex("hand", "I will start a new job in March"),
+            ex("persona-valid", "I'll take an art class next year"),
+            ex("hand", "I did a marathon in 2019"),
+        ],
     },
     Row {
         rule: Rule::RequestOnly,
