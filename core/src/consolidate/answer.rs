@@ -186,7 +186,17 @@ pub fn as_clause(question: &str, reply: &str) -> Option<String> {
     ] {
         if let Some(rest) = after(question, p) {
             let what = object(rest)?;
-            let answer = phrase.strip_prefix("My favorite ").unwrap_or(phrase);
+            // "My favorite is Alien", "Mine is purple, what's yours?": the thing named.
+            let answer = [
+                "My favorite is ",
+                "My favourite is ",
+                "Mine is ",
+                "My favorite ",
+            ]
+            .iter()
+            .find_map(|p| strip_prefix_folded(phrase, p))
+            .unwrap_or(phrase);
+            let answer = answer.split(',').next().unwrap_or(answer).trim();
             return (noun_phrase(answer) && !tokens(&what).iter().any(|w| w == "thing"))
                 .then(|| format!("my favorite {what} is {answer}"));
         }
@@ -291,6 +301,14 @@ pub fn kind_asked(question: &str) -> Option<String> {
         _ => noun.as_str(),
     };
     Some(one.to_string())
+}
+
+/// `text` after `prefix`, matched without regard to case (on a folded copy whose offsets are
+/// the text's own).
+fn strip_prefix_folded<'t>(text: &'t str, prefix: &str) -> Option<&'t str> {
+    crate::words::fold(text)
+        .starts_with(&crate::words::fold(prefix))
+        .then(|| &text[prefix.len()..])
 }
 
 #[cfg(test)]

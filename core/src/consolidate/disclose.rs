@@ -2161,6 +2161,18 @@ mod tests {
             of_chat(&[("That's neat! What's your favorite color?", "Blue!")]),
             ["my favorite color is Blue"]
         );
+        // The reply names the thing after "my favorite is" or "mine is" (hand; persona-valid).
+        assert_eq!(
+            of_chat(&[("What's your favorite movie?", "My favorite is Alien.")]),
+            ["my favorite movie is Alien"]
+        );
+        assert_eq!(
+            of_chat(&[(
+                "What's your favorite color?",
+                "Mine is purple, what's yours?"
+            )]),
+            ["my favorite color is purple"]
+        );
         // The answer's quote is the question and the reply; the line is the reply's.
         let lines = [
             Line {
