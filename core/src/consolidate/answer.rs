@@ -306,8 +306,8 @@ pub fn kind_asked(question: &str) -> Option<String> {
 /// `text` after `prefix`, matched without regard to case (on a folded copy whose offsets are
 /// the text's own).
 fn strip_prefix_folded<'t>(text: &'t str, prefix: &str) -> Option<&'t str> {
-    crate::words::fold(text)
-        .starts_with(&crate::words::fold(prefix))
+    fold(text)
+        .starts_with(&fold(prefix))
         .then(|| &text[prefix.len()..])
 }
 
