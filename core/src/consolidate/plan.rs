@@ -109,9 +109,43 @@ const META_WORDS: &[&str] = &[
 ];
 
 pub fn is_meta(text: &str) -> bool {
-    content_words(text)
+    let words = content_words(text);
+    let all = crate::words::tokens(text);
+    words
         .iter()
-        .any(|w| META_WORDS.contains(&w.as_str()))
+        .any(|w| META_WORDS.contains(&w.as_str()) && !(w.starts_with("memor") && a_faculty(&all)))
+}
+
+/// Words before "memory" that make it the user's own faculty or a keepsake, not the assistant's
+/// store: "a great memory for faces", "my memory is getting worse", "a memory box", "fond
+/// memories".
+const A_FACULTY: &[&str] = &[
+    "my",
+    "a",
+    "good",
+    "great",
+    "bad",
+    "poor",
+    "photographic",
+    "terrible",
+    "excellent",
+    "short-term",
+    "long-term",
+    "term",
+    "childhood",
+    "fond",
+    "happy",
+    "sweet",
+    "sharp",
+];
+
+/// Whether every "memory"/"memories" in `tokens` follows an [`A_FACULTY`] word.
+fn a_faculty(tokens: &[String]) -> bool {
+    tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.starts_with("memor"))
+        .all(|(k, _)| k > 0 && A_FACULTY.contains(&tokens[k - 1].as_str()))
 }
 
 /// Words too general to make two facts about the same thing ("favourite band" and "favourite
