@@ -155,3 +155,23 @@ fn recall_finds_what_the_user_said_in_their_language() {
         );
     }
 }
+
+#[test]
+fn explain_says_which_language_a_clause_was_kept_in() {
+    let Some(model) = llm_model() else { return };
+    let env = Env::new();
+    env.log(&["setup-model", "--from", model.to_str().unwrap()])
+        .ok();
+    env.write_session("chat", &["Tengo dos gatos, Luna y Sol.", "I have a dog."]);
+    let report: Value =
+        serde_json::from_str(&env.log(&["memory", "consolidate", "--json"]).ok()).unwrap();
+    let explained = report["explained"].as_array().unwrap();
+    let of = |clause: &str| {
+        explained
+            .iter()
+            .find(|e| e["clause"].as_str().unwrap().contains(clause))
+            .unwrap_or_else(|| panic!("{clause:?} not in {explained:?}"))
+    };
+    assert_eq!(of("Tengo dos gatos")["language"], "es");
+    assert!(of("I have a dog")["language"].is_null());
+}

@@ -81,12 +81,15 @@ impl Verdict {
     pub fn explained(&self) -> Explained {
         let clause = crate::secret::redact(&self.clause);
         match &self.outcome {
-            Ok(d) => Explained::kept(
-                &self.session,
-                self.line,
-                &clause,
-                &crate::secret::redact(&d.clause),
-            ),
+            Ok(d) => Explained {
+                language: (d.lang != Lang::English).then(|| d.lang.code().to_string()),
+                ..Explained::kept(
+                    &self.session,
+                    self.line,
+                    &clause,
+                    &crate::secret::redact(&d.clause),
+                )
+            },
             Err(why) => Explained::dropped(&self.session, self.line, &clause, why),
         }
     }

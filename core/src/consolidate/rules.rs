@@ -619,6 +619,10 @@ pub struct Explained {
     /// The listed word or phrase the rule matched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matched: Option<String>,
+    /// The language it was read in, when not English ("fr"): kept as typed, by that language's
+    /// row of the first-person table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 impl Explained {
@@ -631,6 +635,7 @@ impl Explained {
             rule: None,
             why: None,
             matched: None,
+            language: None,
         }
     }
 
@@ -643,6 +648,7 @@ impl Explained {
             rule: Some(d.rule),
             why: Some(d.rule.why().to_string()),
             matched: d.matched.map(str::to_string),
+            language: None,
         }
     }
 }

@@ -188,7 +188,14 @@ fn explained(r: &Report) -> String {
     for e in &r.explained {
         let at = format!("{}:{}", visible(&e.session), e.line);
         match (&e.kept, e.rule) {
-            (Some(kept), _) => out.push_str(&format!("  kept     {at}  {}\n", visible(kept))),
+            (Some(kept), _) => {
+                let typed = e
+                    .language
+                    .as_deref()
+                    .map(|l| format!("  [{l}: kept as typed]"))
+                    .unwrap_or_default();
+                out.push_str(&format!("  kept     {at}  {}{typed}\n", visible(kept)));
+            }
             (None, Some(rule)) => {
                 let on = e
                     .matched
