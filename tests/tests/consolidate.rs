@@ -361,14 +361,37 @@ fn the_pass_explains_its_verdicts_and_keeps_months_names_possessions_and_times_b
     );
 }
 
+/// `sessions/<id>.jsonl` of these `(role, content)` turns, each at `ts`; its mtime set to
+/// `modified` when given.
+fn write_log(
+    env: &Env,
+    id: &str,
+    ts: &str,
+    turns: &[(&str, &str)],
+    modified: Option<std::time::SystemTime>,
+) {
+    let dir = env.data_dir().join("sessions");
+    fs::create_dir_all(&dir).unwrap();
+    let text: String = turns
+        .iter()
+        .map(|(role, content)| {
+            serde_json::json!({"ts": ts, "role": role, "content": content}).to_string() + "\n"
+        })
+        .collect();
+    let path = dir.join(format!("{id}.jsonl"));
+    fs::write(&path, text).unwrap();
+    if let Some(at) = modified {
+        let file = fs::File::options().append(true).open(&path).unwrap();
+        file.set_modified(at).unwrap();
+    }
+}
+
 #[test]
 fn four_sessions_over_one_pass_budget_read_the_oldest_first_and_say_what_is_left() {
     let env = Env::new();
     if !setup_model(&env) {
         return;
     }
-    let dir = env.data_dir().join("sessions");
-    fs::create_dir_all(&dir).unwrap();
     let long_reply = "Here is a long answer about gardening and soil. ".repeat(62);
     let chats = [
         (
@@ -381,23 +404,9 @@ fn four_sessions_over_one_pass_budget_read_the_oldest_first_and_say_what_is_left
     ];
     let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     for (k, (id, said)) in chats.iter().enumerate() {
-        let text: String = [("user", *said), ("assistant", long_reply.as_str())]
-            .iter()
-            .map(|(role, content)| {
-                serde_json::json!({"ts": "2026-03-01T10:00:00Z", "role": role, "content": content})
-                    .to_string()
-                    + "\n"
-            })
-            .collect();
-        let path = dir.join(format!("{id}.jsonl"));
-        fs::write(&path, text).unwrap();
         let at = an_hour_ago + std::time::Duration::from_secs(60 * k as u64);
-        fs::File::options()
-            .append(true)
-            .open(&path)
-            .unwrap()
-            .set_modified(at)
-            .unwrap();
+        let turns = [("user", *said), ("assistant", long_reply.as_str())];
+        write_log(&env, id, "2026-03-01T10:00:00Z", &turns, Some(at));
     }
     let first = consolidate(&env);
     let added = texts(&first, "added").join(" | ");
@@ -423,22 +432,15 @@ fn plans_with_a_day_or_a_week_expire_and_read_as_facts() {
     if !setup_model(&env) {
         return;
     }
-    let dir = env.data_dir().join("sessions");
-    fs::create_dir_all(&dir).unwrap();
     let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
-    let text: String = [
+    let turns = [
         ("user", "Monday I have a night shift."),
         ("assistant", "Good luck with it."),
         ("user", "I have a Rust study session this week."),
         ("assistant", "Nice."),
         ("user", "I have two dogs."),
-    ]
-    .iter()
-    .map(|(role, content)| {
-        serde_json::json!({"ts": now, "role": role, "content": content}).to_string() + "\n"
-    })
-    .collect();
-    fs::write(dir.join("plans.jsonl"), text).unwrap();
+    ];
+    write_log(&env, "plans", &now, &turns, None);
     consolidate(&env);
     let records = env.records();
     let fact = |part: &str| {
