@@ -419,7 +419,15 @@ fn describes_the_thing_before(clause: &str) -> bool {
     let second = lower.get(1).map(String::as_str);
     match first.as_str() {
         "which" | "who" | "where" => words.len() >= 3,
-        "a" | "an" => words.len() <= 7 && names_something(&words),
+        // "… a cat, a grey tabby", "… a side project, a budgeting app": a short noun phrase
+        // that says what the thing before is, named or not.
+        "a" | "an" => {
+            (words.len() <= 7 && names_something(&words))
+                || ((3..=4).contains(&words.len())
+                    && lower[1..]
+                        .iter()
+                        .all(|w| w.chars().all(|c| c.is_alphabetic() || c == '-')))
+        }
         // "… coastal trips, like my recent trip to Outer Banks", "… tourist spots, such as
         // Shibuya Crossing", "… family heirlooms, including an antique music box".
         "like" | "including" => words.len() >= 2 && second != Some("i"),

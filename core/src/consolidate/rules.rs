@@ -566,14 +566,18 @@ pub const TABLE: &[Row] = &[
         name: "with_the_clause_before",
         does: Does::Join,
         why: "kept as one fact with the clause before, which it points into",
-        fires: &[ex(
-            "hand",
-            "I adopted a cat last weekend, her name is Mochi.",
-        )],
-        holds: &[ex(
-            "hand",
-            "I adopted a cat last weekend, and my sister lives in Leeds.",
-        )],
+        fires: &[
+            ex("hand", "I adopted a cat last weekend, her name is Mochi."),
+            ex("hand", "I have a cat, a grey tabby."),
+            ex("longmemeval", "I catch up with Emma, a freelance writer."),
+        ],
+        holds: &[
+            ex(
+                "hand",
+                "I adopted a cat last weekend, and my sister lives in Leeds.",
+            ),
+            ex("hand", "I have a cat, a dog and two very old parrots."),
+        ],
     },
 ];
 
