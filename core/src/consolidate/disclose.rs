@@ -194,6 +194,14 @@ fn read_clause(out: &mut Vec<Verdict>, r: &mut Reading, clause: String, asks: bo
         // "I'm a bit tired, just got back from the charity event": "I" left out.
         disclosure(&clause).or_else(|why| match why.rule {
             Rule::NoSubject if subject_left_out(&clause) => disclosure(&format!("I {clause}")),
+            // "Learning Rust for a side project": a message that opens with what the user is
+            // doing, "I'm" left out. Not a reply to a question ("What do you like about your
+            // job?" + "Getting to help people find the perfect car": the answer rules read it).
+            Rule::NoSubject
+                if r.before.is_none() && r.asked.is_none() && doing_left_out(&clause) =>
+            {
+                disclosure(&format!("I'm {}", lower_first(&clause)))
+            }
             _ => Err(why),
         })
     };
@@ -447,6 +455,75 @@ fn describes_the_thing_before(clause: &str) -> bool {
 fn subject_left_out(clause: &str) -> bool {
     let lower: Vec<String> = clause.split_whitespace().take(2).map(bare).collect();
     lower.len() == 2 && lower[0] == "just" && past_verb(&lower[1])
+}
+
+/// Words ending in "-ing" that are no verb of doing ("morning", "something", "wedding").
+const ING_NOUNS: &[&str] = &[
+    "thing",
+    "something",
+    "nothing",
+    "anything",
+    "everything",
+    "morning",
+    "evening",
+    "king",
+    "spring",
+    "string",
+    "ring",
+    "wedding",
+    "building",
+    "ceiling",
+    "clothing",
+    "meeting",
+    "being",
+    "feeling",
+    "painting",
+    "setting",
+    "during",
+    "according",
+    "amazing",
+    "interesting",
+    "exciting",
+    "boring",
+    "sounding",
+    "looking",
+    "seeing",
+];
+
+/// Whether `clause` opens with a verb of doing in "-ing" and goes on with its object ("Learning
+/// Rust for a side project", "Working on a novel about sailors"): the user left "I'm" out. Not
+/// a subject of its own ("Learning Rust is hard"), nor a noun in "-ing" ("Morning runs are …").
+fn doing_left_out(clause: &str) -> bool {
+    let lower: Vec<String> = clause.split_whitespace().map(bare).collect();
+    let [first, second, ..] = lower.as_slice() else {
+        return false;
+    };
+    lower.len() >= 4
+        && first.len() > 5
+        && first.ends_with("ing")
+        && !ING_NOUNS.contains(&first.as_str())
+        && !lower.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "is" | "was"
+                    | "are"
+                    | "were"
+                    | "has"
+                    | "seems"
+                    | "sounds"
+                    | "looks"
+                    | "you"
+                    | "your"
+            )
+        })
+        && second != "it"
+}
+
+/// `text` with its first letter in lower case.
+fn lower_first(text: &str) -> String {
+    let mut c = text.chars();
+    c.next()
+        .map_or_else(String::new, |f| f.to_lowercase().chain(c).collect())
 }
 
 /// Whether `clause` tells something of the user's about the clause before: a relative clause
@@ -2159,6 +2236,29 @@ mod tests {
         assert_eq!(
             of_chat(&[("Hi!", "I drink my coffee too hot")]),
             ["I drink my coffee too hot"]
+        );
+    }
+
+    #[test]
+    fn a_message_that_opens_with_what_the_user_is_doing_says_im() {
+        // The issue's Open WebUI chat; by hand.
+        assert_eq!(
+            of_chat(&[("Hi!", "Learning Rust for a side project, a budgeting app.")]),
+            ["I'm learning Rust for a side project, a budgeting app"]
+        );
+        assert_eq!(
+            of_chat(&[("Hi!", "Working on a novel about sailors.")]),
+            ["I'm working on a novel about sailors"]
+        );
+        // Near misses: a subject of its own, a noun in "-ing", an answer (persona-valid).
+        assert!(of_chat(&[("Hi!", "Learning Rust is hard.")]).is_empty());
+        assert!(of_chat(&[("Hi!", "Morning runs are the best for me.")]).is_empty());
+        assert!(
+            of_chat(&[(
+                "What do you like most about your job?",
+                "Getting to help people find the perfect car for them."
+            )])
+            .is_empty()
         );
     }
 
