@@ -160,9 +160,17 @@ pub fn of_turn(text: &str, before: Option<Lang>) -> Lang {
     }
 }
 
+/// Characters of a text the detector reads at most: a pasted page is told by its start, and a
+/// turn's language costs the same whatever its length.
+const READ_CHARS: usize = 2_000;
+
 /// A Latin-script text's language.
 fn latin(text: &str) -> Lang {
-    let values = DETECTOR.compute_language_confidence_values(text);
+    let head = text
+        .char_indices()
+        .nth(READ_CHARS)
+        .map_or(text, |(end, _)| &text[..end]);
+    let values = DETECTOR.compute_language_confidence_values(head);
     let english = values
         .iter()
         .find(|(l, _)| *l == Language::English)
@@ -225,6 +233,9 @@ mod tests {
             assert_eq!(of(text), lang, "{text}");
         }
         assert_eq!(of_turn("Blue!", Some(Lang::English)), Lang::English);
+        // A long paste is told by its start (and fast).
+        let long = "I collect old maps and I restore them at weekends. ".repeat(20_000);
+        assert_eq!(of(&long), Lang::English);
         assert_eq!(of_turn("Oui, deux.", Some(Lang::French)), Lang::French);
         assert_eq!(of_turn("我有两只狗。", Some(Lang::English)), Lang::Chinese);
     }
