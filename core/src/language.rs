@@ -10,6 +10,8 @@ pub mod words;
 use std::sync::LazyLock;
 
 use lingua::{Language, LanguageDetector, LanguageDetectorBuilder};
+
+use crate::words::{is_han, is_hangul, is_kana};
 use serde::{Deserialize, Serialize};
 
 /// A language memory tells apart.
@@ -97,13 +99,16 @@ fn scripts(text: &str) -> Scripts {
     let mut s = Scripts::default();
     for c in text.chars().filter(|c| c.is_alphabetic()) {
         let u = c as u32;
-        match u {
-            0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => s.kana += 3,
-            0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => s.hangul += 3,
-            0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F => s.han += 3,
-            _ if c.is_ascii_alphabetic() || (0xC0..=0x24F).contains(&u) => s.latin += 1,
-            0x1E00..=0x1EFF => s.latin += 1,
-            _ => s.other += 1,
+        if is_kana(c) {
+            s.kana += 3;
+        } else if is_hangul(c) {
+            s.hangul += 3;
+        } else if is_han(c) {
+            s.han += 3;
+        } else if (0x41..=0x24F).contains(&u) || (0x1E00..=0x1EFF).contains(&u) {
+            s.latin += 1;
+        } else {
+            s.other += 1;
         }
     }
     s
@@ -144,19 +149,16 @@ pub fn by_script(text: &str) -> Option<Lang> {
 /// "Oui"): it is in the language of the message before it.
 const SHORT_WORDS: usize = 4;
 
-/// The language of a turn, `before` being that of the message it answers: a short Latin-script
-/// reply is in the language it was asked in.
-pub fn of_turn(text: &str, before: Option<Lang>) -> Lang {
-    let s = scripts(text);
-    match before {
-        Some(before)
-            if s.latin > 0
-                && s.latin >= s.han + s.kana + s.hangul + s.other
-                && crate::words::tokens(text).len() < SHORT_WORDS =>
-        {
-            before
-        }
-        _ => of(text),
+/// The language of a turn, `before` being the message it answers: a short Latin-script reply is
+/// in the language it was asked in (and only then is the message before read).
+pub fn of_turn(text: &str, before: Option<&str>) -> Lang {
+    match by_script(text) {
+        Some(lang) => lang,
+        None => match before {
+            // The message before is read only for a short reply.
+            Some(before) if crate::words::tokens(text).len() < SHORT_WORDS => of(before),
+            _ => latin(text),
+        },
     }
 }
 
@@ -232,11 +234,13 @@ mod tests {
         ] {
             assert_eq!(of(text), lang, "{text}");
         }
-        assert_eq!(of_turn("Blue!", Some(Lang::English)), Lang::English);
+        let asked = Some("What's your favorite color?");
+        assert_eq!(of_turn("Blue!", asked), Lang::English);
         // A long paste is told by its start (and fast).
         let long = "I collect old maps and I restore them at weekends. ".repeat(20_000);
         assert_eq!(of(&long), Lang::English);
-        assert_eq!(of_turn("Oui, deux.", Some(Lang::French)), Lang::French);
-        assert_eq!(of_turn("我有两只狗。", Some(Lang::English)), Lang::Chinese);
+        let en_francais = Some("Tu as des chiens à la maison ?");
+        assert_eq!(of_turn("Oui, deux.", en_francais), Lang::French);
+        assert_eq!(of_turn("我有两只狗。", asked), Lang::Chinese);
     }
 }

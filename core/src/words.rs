@@ -50,10 +50,17 @@ pub fn tokens(text: &str) -> Vec<String> {
 
 /// Whether `c` is a Han, kana or Hangul letter.
 pub fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F
-        | 0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF
-        | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F)
+    is_han(c) || is_kana(c) || is_hangul(c)
+}
+
+/// Whether `c` is a Japanese kana letter (hiragana, katakana, half-width katakana).
+pub fn is_kana(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F)
+}
+
+/// Whether `c` is a Korean Hangul letter (syllables and jamo).
+pub fn is_hangul(c: char) -> bool {
+    matches!(c as u32, 0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF)
 }
 
 /// Han letters too common to say what a text is about (pronouns, particles, "to be", "to have",
@@ -62,7 +69,7 @@ const HAN_FUNCTION: &str =
     "我你您他她它们的了是在有和不也很都就吗呢吧啊什么这那个一些要会能可以到说对把被给让从";
 
 /// Whether `c` is a Han letter (Chinese, or Japanese kanji).
-fn is_han(c: char) -> bool {
+pub fn is_han(c: char) -> bool {
     matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F)
 }
 

@@ -110,12 +110,12 @@ pub fn disclosures(said: &[Said]) -> Vec<Disclosure> {
 pub fn explain(said: &[Said]) -> Vec<Verdict> {
     let mut out: Vec<Verdict> = Vec::new();
     let mut question: Option<(String, &str)> = None;
-    // The language of the message before, in its session: a short reply's.
-    let mut before: Option<(Lang, &str)> = None;
+    // The message before, in its session: a short reply is in its language.
+    let mut before: Option<(&str, &str)> = None;
     for (at, s) in said.iter().enumerate() {
         if s.msg.role == "assistant" {
             question = answer::last_question(&s.msg.content).map(|q| (q, s.session));
-            before = Some((crate::language::of(&s.msg.content), s.session));
+            before = Some((s.msg.content.as_str(), s.session));
             continue;
         }
         if !s.msg.is_typed_by_user() {
@@ -128,8 +128,8 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
         let text = strip_recalled(&s.msg.content);
         // The language gate, the table's first row: the English rules read English only.
         let asked_in = before.filter(|(_, session)| *session == s.session);
-        let lang = crate::language::of_turn(&text, asked_in.map(|(l, _)| l));
-        before = Some((lang, s.session));
+        let lang = crate::language::of_turn(&text, asked_in.map(|(t, _)| t));
+        before = Some((s.msg.content.as_str(), s.session));
         if lang != Lang::English {
             for (sentence, kept) in verbatim::read(&text, lang) {
                 let outcome = kept.map(|()| (sentence.to_string(), sentence.to_string()));
