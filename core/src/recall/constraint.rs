@@ -75,12 +75,13 @@ pub struct Constraint {
 
 /// A text's lower-cased words: as a set, and as one space-separated string with a space at
 /// each end, so that `" gluten free "` matches "gluten-free" and whole words only.
-struct Spaced {
-    line: String,
+pub(super) struct Spaced {
+    /// The words, one space apart, a space at each end.
+    pub(super) line: String,
     words: HashSet<String>,
 }
 
-fn spaced(text: &str) -> Spaced {
+pub(super) fn spaced(text: &str) -> Spaced {
     let words = tokens(text);
     let mut line = String::from(" ");
     for t in &words {

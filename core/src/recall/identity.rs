@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use super::constraint::spaced;
 use crate::words::fold;
 
 /// What an identity question asks.
@@ -165,16 +166,6 @@ const KINDS: &[Kind] = &[
     },
 ];
 
-/// The message's words, folded, apostrophes plain, one space apart, a space at each end.
-fn spaced(text: &str) -> String {
-    let folded = fold(&text.replace('\u{2019}', "'"));
-    let words: Vec<&str> = folded
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .collect();
-    format!(" {} ", words.join(" "))
-}
-
 /// Words that may follow a question of [`KINDS`] and keep it that question ("what's my name
 /// again?", "where do I live now?"); any other word makes it another question ("who am I
 /// talking to?", "where do I live stream from?").
@@ -203,7 +194,7 @@ const TAIL: &[&str] = &[
 /// What the message asks of the user's identity, if it asks ("what's my name?", "where do I
 /// live?"): a question of the table, as whole words, followed by nothing or by [`TAIL`] words.
 pub fn asked(message: &str) -> Option<Asked> {
-    let line = spaced(message);
+    let line = spaced(message).line;
     KINDS.iter().find_map(|k| {
         k.questions
             .iter()
@@ -222,7 +213,7 @@ pub fn asked(message: &str) -> Option<Asked> {
 
 /// The kinds of identity question a fact answers.
 pub fn answers(fact: &str) -> Vec<Asked> {
-    let line = spaced(fact);
+    let line = spaced(fact).line;
     let unspaced = fold(fact);
     let mut out: Vec<Asked> = KINDS
         .iter()
