@@ -39,139 +39,203 @@ pub(super) fn apply(
     set_aside: &[(String, SetAside)],
     report: &mut Report,
 ) {
-    let now = pass.now;
-    let provenance = |sessions: &[String], evidence: &[Evidence]| {
-        let mut p = Provenance {
-            sessions: sessions.to_vec(),
-            pass: Some(pass.pass_id.clone()),
-            ..Provenance::default()
-        };
-        p.add_evidence(evidence);
-        p
-    };
     for ch in changes {
-        match ch.planned {
+        let Change {
+            planned,
+            sessions,
+            evidence,
+            valid_until,
+        } = ch;
+        let from = Origin {
+            pass,
+            sessions: &sessions,
+            evidence: &evidence,
+            valid_until,
+        };
+        match planned {
             Planned::Skip { text, why } => report.skipped.push(Skipped::because(text, why)),
             Planned::Refused { text, refusal } => {
                 report.skipped.push(Skipped::refused(text, refusal));
             }
             Planned::Known { target, text, why } => {
-                merge_evidence(snap, |r| r.id == target, &ch.evidence);
+                merge_evidence(snap, |r| r.id == target, &evidence);
                 report.skipped.push(Skipped::because(text, why));
             }
             Planned::Add {
                 text,
                 kind,
                 importance,
-            } => {
-                let key = fact_key(&text);
-                if snap.records.iter().any(|r| fact_key(&r.text) == key) {
-                    merge_evidence(snap, |r| fact_key(&r.text) == key, &ch.evidence);
-                    report.skipped.push(Skipped::because(text, "already known"));
-                    continue;
-                }
-                if snap.records.len() >= MAX_RECORDS
-                    && let Some(i) = prune::weakest(&snap.records, now)
-                {
-                    let gone = snap.records.remove(i);
-                    report.archived.push(Touched::of(&gone));
-                    snap.archive_record(gone, ArchiveReason::Evicted, now);
-                }
-                let record = Record {
-                    id: snap.fresh_id(&text, now),
-                    text,
-                    kind,
-                    source: Source::Synth,
-                    importance: Record::clamp_importance(Source::Synth, importance),
-                    created_at: now,
-                    updated_at: now,
-                    last_recalled_at: None,
-                    recall_count: 0,
-                    valid_until: ch.valid_until,
-                    provenance: provenance(&ch.sessions, &ch.evidence),
-                };
-                let touched = Touched::of(&record);
-                if kind == Kind::Episodic {
-                    report.episodic.push(touched);
-                } else {
-                    report.added.push(touched);
-                }
-                snap.records.push(record);
-            }
-            Planned::Update { target, text } => {
-                let Some(i) = snap
-                    .records
-                    .iter()
-                    .position(|r| r.id == target && r.source == Source::Synth)
-                else {
-                    report
-                        .skipped
-                        .push(Skipped::because(text, "its target changed meanwhile"));
-                    continue;
-                };
-                let old = snap.records[i].clone();
-                snap.archive_record(old, ArchiveReason::Superseded, now);
-                let r = &mut snap.records[i];
-                r.text = text;
-                r.updated_at = now;
-                // The newer value holds for as long as it says, or for good.
-                r.valid_until = ch.valid_until;
-                // The words it was first written from still back it: evidence is kept.
-                let kept = std::mem::take(&mut r.provenance.evidence);
-                r.provenance = provenance(&ch.sessions, &kept);
-                r.provenance.add_evidence(&ch.evidence);
-                report.updated.push(Touched::of(r));
-            }
-            Planned::Delete { target } => {
-                let Some(i) = snap
-                    .records
-                    .iter()
-                    .position(|r| r.id == target && r.source == Source::Synth)
-                else {
-                    continue;
-                };
-                let gone = snap.records.remove(i);
-                report.deleted.push(Touched::of(&gone));
-                snap.archive_record(gone, ArchiveReason::Superseded, now);
-            }
+            } => add(snap, report, &from, text, kind, importance),
+            Planned::Update { target, text } => update(snap, report, &from, &target, text),
+            Planned::Delete { target } => delete(snap, report, pass.now, &target),
             Planned::Propose {
                 target,
                 op,
                 new_text,
                 confidence,
-            } => {
-                let Some(t) = snap.records.iter().find(|r| r.id == target) else {
-                    continue;
-                };
-                let old_text = t.text.clone();
-                let exists = snap
-                    .corrections
-                    .iter()
-                    .any(|c| c.target == target && c.same_as(op, &old_text, new_text.as_deref()));
-                if exists {
-                    continue;
-                }
-                let taken: HashSet<&str> = snap.corrections.iter().map(|c| c.id.as_str()).collect();
-                let id = new_id(&format!("{target}{new_text:?}"), now, &taken);
-                let shown = match (&op, &new_text) {
-                    (CorrectionOp::Update, Some(n)) => format!("{old_text} → {n}"),
-                    _ => format!("delete: {old_text}"),
-                };
-                snap.corrections.push(Correction {
-                    id: id.clone(),
-                    target,
-                    op,
-                    old_text,
-                    new_text,
-                    confidence,
-                    status: CorrectionStatus::Pending,
-                    created_at: now,
-                    provenance: provenance(&ch.sessions, &ch.evidence),
-                });
-                report.proposed.push(Touched { id, text: shown });
-            }
+            } => propose(snap, report, &from, target, op, new_text, confidence),
         }
     }
+    prune_store(snap, report, pass.now);
+    move_watermarks(snap, pass.now, read_to, summarised, set_aside);
+}
+
+/// Where a change came from: the pass, the sessions and the user's words it was written from,
+/// and when the fact stops holding.
+struct Origin<'a> {
+    pass: &'a Pass<'a>,
+    sessions: &'a [String],
+    evidence: &'a [Evidence],
+    valid_until: Option<DateTime<Utc>>,
+}
+
+impl Origin<'_> {
+    /// The provenance of what this change writes, with `evidence`.
+    fn provenance(&self, evidence: &[Evidence]) -> Provenance {
+        let mut p = Provenance {
+            sessions: self.sessions.to_vec(),
+            pass: Some(self.pass.pass_id.clone()),
+            ..Provenance::default()
+        };
+        p.add_evidence(evidence);
+        p
+    }
+}
+
+/// ADD: a new synth record, unless the store knows the fact already (then its evidence grows);
+/// at the cap, the weakest record makes room, into the archive.
+fn add(
+    snap: &mut Snapshot,
+    report: &mut Report,
+    from: &Origin,
+    text: String,
+    kind: Kind,
+    importance: f32,
+) {
+    let now = from.pass.now;
+    let key = fact_key(&text);
+    if snap.records.iter().any(|r| fact_key(&r.text) == key) {
+        merge_evidence(snap, |r| fact_key(&r.text) == key, from.evidence);
+        report.skipped.push(Skipped::because(text, "already known"));
+        return;
+    }
+    if snap.records.len() >= MAX_RECORDS
+        && let Some(i) = prune::weakest(&snap.records, now)
+    {
+        let gone = snap.records.remove(i);
+        report.archived.push(Touched::of(&gone));
+        snap.archive_record(gone, ArchiveReason::Evicted, now);
+    }
+    let record = Record {
+        id: snap.fresh_id(&text, now),
+        text,
+        kind,
+        source: Source::Synth,
+        importance: Record::clamp_importance(Source::Synth, importance),
+        created_at: now,
+        updated_at: now,
+        last_recalled_at: None,
+        recall_count: 0,
+        valid_until: from.valid_until,
+        provenance: from.provenance(from.evidence),
+    };
+    let touched = Touched::of(&record);
+    if kind == Kind::Episodic {
+        report.episodic.push(touched);
+    } else {
+        report.added.push(touched);
+    }
+    snap.records.push(record);
+}
+
+/// UPDATE: the synth record `target` takes the new text, its old self archived as superseded;
+/// the words it was first written from still back it.
+fn update(snap: &mut Snapshot, report: &mut Report, from: &Origin, target: &str, text: String) {
+    let now = from.pass.now;
+    let Some(i) = snap
+        .records
+        .iter()
+        .position(|r| r.id == target && r.source == Source::Synth)
+    else {
+        report
+            .skipped
+            .push(Skipped::because(text, "its target changed meanwhile"));
+        return;
+    };
+    let old = snap.records[i].clone();
+    snap.archive_record(old, ArchiveReason::Superseded, now);
+    let r = &mut snap.records[i];
+    r.text = text;
+    r.updated_at = now;
+    // The newer value holds for as long as it says, or for good.
+    r.valid_until = from.valid_until;
+    // The words it was first written from still back it: evidence is kept.
+    let kept = std::mem::take(&mut r.provenance.evidence);
+    r.provenance = from.provenance(&kept);
+    r.provenance.add_evidence(from.evidence);
+    report.updated.push(Touched::of(r));
+}
+
+/// DELETE: the synth record `target` goes to the archive as superseded (a record the user typed
+/// is never the model's to delete).
+fn delete(snap: &mut Snapshot, report: &mut Report, now: DateTime<Utc>, target: &str) {
+    let Some(i) = snap
+        .records
+        .iter()
+        .position(|r| r.id == target && r.source == Source::Synth)
+    else {
+        return;
+    };
+    let gone = snap.records.remove(i);
+    report.deleted.push(Touched::of(&gone));
+    snap.archive_record(gone, ArchiveReason::Superseded, now);
+}
+
+/// A proposed correction to a record the user typed, pending their word; one like it already
+/// pending is not proposed twice.
+fn propose(
+    snap: &mut Snapshot,
+    report: &mut Report,
+    from: &Origin,
+    target: String,
+    op: CorrectionOp,
+    new_text: Option<String>,
+    confidence: f32,
+) {
+    let now = from.pass.now;
+    let Some(t) = snap.records.iter().find(|r| r.id == target) else {
+        return;
+    };
+    let old_text = t.text.clone();
+    let exists = snap
+        .corrections
+        .iter()
+        .any(|c| c.target == target && c.same_as(op, &old_text, new_text.as_deref()));
+    if exists {
+        return;
+    }
+    let taken: HashSet<&str> = snap.corrections.iter().map(|c| c.id.as_str()).collect();
+    let id = new_id(&format!("{target}{new_text:?}"), now, &taken);
+    let shown = match (&op, &new_text) {
+        (CorrectionOp::Update, Some(n)) => format!("{old_text} → {n}"),
+        _ => format!("delete: {old_text}"),
+    };
+    snap.corrections.push(Correction {
+        id: id.clone(),
+        target,
+        op,
+        old_text,
+        new_text,
+        confidence,
+        status: CorrectionStatus::Pending,
+        created_at: now,
+        provenance: from.provenance(from.evidence),
+    });
+    report.proposed.push(Touched { id, text: shown });
+}
+
+/// Records that decayed or whose time ran out go to the archive.
+fn prune_store(snap: &mut Snapshot, report: &mut Report, now: DateTime<Utc>) {
     for i in prune::decayed(&snap.records, now).into_iter().rev() {
         let gone = snap.records.remove(i);
         report.archived.push(Touched::of(&gone));
@@ -182,6 +246,17 @@ pub(super) fn apply(
         report.archived.push(Touched::of(&gone));
         snap.archive_record(gone, ArchiveReason::Expired, now);
     }
+}
+
+/// Each session's watermark moves to the line read to; a log read whole is no longer set aside;
+/// a log the pass failed on is; a summarised one records when.
+fn move_watermarks(
+    snap: &mut Snapshot,
+    now: DateTime<Utc>,
+    read_to: &[(String, usize)],
+    summarised: &[String],
+    set_aside: &[(String, SetAside)],
+) {
     for (id, lines) in read_to {
         let mark = snap.state.sessions.entry(id.clone()).or_default();
         mark.lines_read = *lines;

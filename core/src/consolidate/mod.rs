@@ -225,27 +225,7 @@ pub fn run<'g>(
         source,
     })?;
     let mut model = Model::new(load, pass.elapsed);
-    let mut report = Report::with_status(Status::Ok, None);
-    report.logs_not_read = logs
-        .passed_over
-        .iter()
-        .map(|p| Skipped::because(p.file.clone(), p.why.to_string()))
-        .collect();
-    // Each bad line once: those the watermark has not passed.
-    report.lines_skipped = logs
-        .sessions
-        .iter()
-        .map(|s| s.skipped_since(snap.state.sessions.get(&s.id).map_or(0, |m| m.lines_read)))
-        .sum();
-    let (held, mut sessions): (Vec<Session>, Vec<Session>) =
-        logs.sessions.into_iter().partition(|s| {
-            snap.state
-                .sessions
-                .get(&s.id)
-                .and_then(|m| m.set_aside.as_ref())
-                .is_some_and(|a| a.holds_for(VERSION))
-        });
-    report.set_aside = held.iter().map(|s| set_aside_row(&s.id, &snap)).collect();
+    let (mut report, mut sessions) = what_was_read(logs, &snap);
     let mut aside: Vec<(String, SetAside)> = Vec::new();
     let base = report.clone();
     let decided = loop {
@@ -291,6 +271,32 @@ pub fn run<'g>(
         Ok::<_, StoreError>(())
     })?;
     Ok(report)
+}
+
+/// The report as the logs open it (logs not read, bad lines the watermark has not passed, logs
+/// set aside by this version), and the sessions the pass reads.
+fn what_was_read(logs: session::Logs, snap: &Snapshot) -> (Report, Vec<Session>) {
+    let mut report = Report::with_status(Status::Ok, None);
+    report.logs_not_read = logs
+        .passed_over
+        .iter()
+        .map(|p| Skipped::because(p.file.clone(), p.why.to_string()))
+        .collect();
+    // Each bad line once: those the watermark has not passed.
+    report.lines_skipped = logs
+        .sessions
+        .iter()
+        .map(|s| s.skipped_since(snap.state.sessions.get(&s.id).map_or(0, |m| m.lines_read)))
+        .sum();
+    let (held, sessions): (Vec<Session>, Vec<Session>) = logs.sessions.into_iter().partition(|s| {
+        snap.state
+            .sessions
+            .get(&s.id)
+            .and_then(|m| m.set_aside.as_ref())
+            .is_some_and(|a| a.holds_for(VERSION))
+    });
+    report.set_aside = held.iter().map(|s| set_aside_row(&s.id, snap)).collect();
+    (report, sessions)
 }
 
 /// A set-aside log as the report lists it: its session and why.
@@ -732,56 +738,13 @@ fn consider(
     earlier: &[Change],
     model: &mut Model,
 ) -> Planned {
-    let snap = existing.snap;
-    let skip = |why: &str| Planned::Skip {
-        text: c.text.clone(),
-        why: why.into(),
-    };
-    let known = |r: &Record, why: &str| Planned::Known {
-        target: r.id.clone(),
-        text: c.text.clone(),
-        why: why.into(),
-    };
-    if plan::is_meta(&c.text) {
-        return skip("reads as an instruction, not a fact about the user");
-    }
-    let refused = if as_typed {
-        guard::refuse_typed(&c.text, cx)
-    } else {
-        guard::refuse_fact(&c.text, cx)
-    };
-    if let Some(refusal) = refused {
-        return Planned::Refused {
-            text: c.text.clone(),
-            refusal,
-        };
-    }
-    let planned_texts = earlier.iter().filter_map(|ch| match &ch.planned {
-        Planned::Add { text, .. } | Planned::Update { text, .. } => Some(text.as_str()),
-        _ => None,
-    });
-    for t in planned_texts {
-        if same_fact::same(&c.text, t, None) {
-            return skip("a near-duplicate of another candidate");
-        }
+    if let Some(planned) = refused_or_repeated(c, as_typed, cx, earlier) {
+        return planned;
     }
     let neighbours = existing.neighbours(c);
-    for (r, cos) in &neighbours {
-        if same_fact::same(&c.text, &r.text, *cos) {
-            return known(r, &format!("a near-duplicate of {}", r.id));
-        }
-        if let Some(planned) = overlap(c, r) {
-            return planned;
-        }
+    if let Some(planned) = known_already(c, existing.snap, &neighbours) {
+        return planned;
     }
-    if let Some(r) = snap
-        .records
-        .iter()
-        .find(|r| same_fact::same(&c.text, &r.text, None))
-    {
-        return known(r, &format!("already in memory as {}", r.id));
-    }
-
     if neighbours.is_empty() {
         return Planned::Add {
             text: c.text.clone(),
@@ -789,6 +752,84 @@ fn consider(
             importance: plan::synth_importance(c.confidence),
         };
     }
+    ask_the_model(c, as_typed, existing.snap, cx, &neighbours, model)
+}
+
+/// What the guards that need no store decide of `c`, if anything: meta or refused text, or a
+/// near-duplicate of another candidate of this pass.
+fn refused_or_repeated(
+    c: &Candidate,
+    as_typed: bool,
+    cx: &guard::Context,
+    earlier: &[Change],
+) -> Option<Planned> {
+    let skip = |why: &str| Planned::Skip {
+        text: c.text.clone(),
+        why: why.into(),
+    };
+    if plan::is_meta(&c.text) {
+        return Some(skip("reads as an instruction, not a fact about the user"));
+    }
+    let refused = if as_typed {
+        guard::refuse_typed(&c.text, cx)
+    } else {
+        guard::refuse_fact(&c.text, cx)
+    };
+    if let Some(refusal) = refused {
+        return Some(Planned::Refused {
+            text: c.text.clone(),
+            refusal,
+        });
+    }
+    let mut planned_texts = earlier.iter().filter_map(|ch| match &ch.planned {
+        Planned::Add { text, .. } | Planned::Update { text, .. } => Some(text.as_str()),
+        _ => None,
+    });
+    if planned_texts.any(|t| same_fact::same(&c.text, t, None)) {
+        return Some(skip("a near-duplicate of another candidate"));
+    }
+    None
+}
+
+/// Whether the store knows `c` already: a near-duplicate of a neighbour or of any record, or an
+/// overlap with a neighbour that the rules decide.
+fn known_already(
+    c: &Candidate,
+    snap: &Snapshot,
+    neighbours: &[(&Record, Option<f32>)],
+) -> Option<Planned> {
+    let known = |r: &Record, why: &str| Planned::Known {
+        target: r.id.clone(),
+        text: c.text.clone(),
+        why: why.into(),
+    };
+    for (r, cos) in neighbours {
+        if same_fact::same(&c.text, &r.text, *cos) {
+            return Some(known(r, &format!("a near-duplicate of {}", r.id)));
+        }
+        if let Some(planned) = overlap(c, r) {
+            return Some(planned);
+        }
+    }
+    snap.records
+        .iter()
+        .find(|r| same_fact::same(&c.text, &r.text, None))
+        .map(|r| known(r, &format!("already in memory as {}", r.id)))
+}
+
+/// The model's ADD/UPDATE/DELETE/NO_OP for `c` beside its `neighbours`, through the plan's rules.
+fn ask_the_model(
+    c: &Candidate,
+    as_typed: bool,
+    snap: &Snapshot,
+    cx: &guard::Context,
+    neighbours: &[(&Record, Option<f32>)],
+    model: &mut Model,
+) -> Planned {
+    let skip = |why: &str| Planned::Skip {
+        text: c.text.clone(),
+        why: why.into(),
+    };
     let pairs: Vec<(String, String)> = neighbours
         .iter()
         .map(|(r, _)| (r.id.clone(), r.text.clone()))

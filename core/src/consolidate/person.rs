@@ -113,92 +113,24 @@ pub fn third_person(clause: &str) -> String {
         return name;
     }
     let clause = expand(clause);
-    let words: Vec<&str> = clause.split_whitespace().collect();
-    let mut out: Vec<String> = Vec::with_capacity(words.len() + 1);
-    // The next verb (after any adverbs) belongs to "User".
-    let mut verb_next = false;
-    // User's verb was conjugated in the present: a verb after "and" shares it ("lives … and
-    // works").
-    let mut present = false;
-    let mut and_verb = false;
-    for w in &words {
+    let mut out: Vec<String> = Vec::new();
+    let mut at = Conjugating::default();
+    for w in clause.split_whitespace() {
         let lower = w.to_lowercase().replace('’', "'");
-        if and_verb {
-            if is_adverb(&lower) {
-                out.push((*w).to_string());
-                continue;
-            }
-            and_verb = false;
-            if COORDINATED_VERBS.contains(&lower.as_str()) {
-                out.push(conjugate(w));
-                continue;
-            }
+        if let Some(word) = at.coordinated(w, &lower) {
+            out.push(word);
+            continue;
         }
-        if lower == "and" && present && !verb_next {
-            and_verb = true;
+        if lower == "and" && at.present && !at.verb_next {
+            at.and_verb = true;
         }
         // "likes to read and write": an infinitive's verbs stay plain.
         if lower == "to" {
-            present = false;
+            at.present = false;
         }
-        let about_user = out.iter().any(|o| o.starts_with("User"));
-        // "… and I walk him" → "… and walks him" once the clause is about "User".
-        let after_and = about_user && out.last().is_some_and(|p| p == "and");
-        let mapped: String = match lower.as_str() {
-            "i'm" | "im" if after_and => "is".into(),
-            "i've" | "ive" if after_and => "has".into(),
-            "i'm" | "im" => "User is".into(),
-            "i've" | "ive" => "User has".into(),
-            "i'd" => "User would".into(),
-            "i'll" => "User will".into(),
-            "i" => {
-                verb_next = true;
-                if after_and {
-                    continue;
-                }
-                "User".into()
-            }
-            "am" if out.last().is_some_and(|p| p == "User") || after_and => {
-                verb_next = false;
-                "is".into()
-            }
-            "we" if about_user => "they".into(),
-            "we're" if about_user => "they're".into(),
-            "we've" if about_user => "they've".into(),
-            "my" | "our" if about_user => "their".into(),
-            "my" | "our" => "User's".into(),
-            "ours" => "theirs".into(),
-            // "it took me 5 hours" → "it took User 5 hours": the first the clause names.
-            "me" | "us" if !about_user => "User".into(),
-            "us" => "them".into(),
-            "me" => "them".into(),
-            "myself" => "themself".into(),
-            "mine" => "theirs".into(),
-            _ if verb_next => {
-                if is_adverb(&lower) {
-                    out.push((*w).to_string());
-                    continue;
-                }
-                verb_next = false;
-                let plural_subject = out.len() >= 3 && out[out.len() - 2] == "and";
-                // "I mostly read thrillers": after a habit, "read" is the present.
-                let habit = out
-                    .last()
-                    .is_some_and(|p| HABITS.contains(&p.to_lowercase().as_str()));
-                if plural_subject {
-                    (*w).to_string()
-                } else if habit && SAME_IN_THE_PAST.contains(&lower.as_str()) {
-                    present = true;
-                    format!("{w}s")
-                } else {
-                    let c = conjugate(w);
-                    present = c != *w;
-                    c
-                }
-            }
-            _ => (*w).to_string(),
-        };
-        out.push(mapped);
+        if let Some(word) = at.word(w, &lower, &out) {
+            out.push(word);
+        }
     }
     let s = out.join(" ");
     let mut c = s.chars();
@@ -206,6 +138,107 @@ pub fn third_person(clause: &str) -> String {
         Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
         None => s,
     }
+}
+
+/// Where [`third_person`] is in its clause, word by word.
+#[derive(Default)]
+struct Conjugating {
+    /// The next verb (after any adverbs) belongs to "User".
+    verb_next: bool,
+    /// User's verb was conjugated in the present: a verb after "and" shares it ("lives … and
+    /// works").
+    present: bool,
+    /// Just past such an "and".
+    and_verb: bool,
+}
+
+impl Conjugating {
+    /// The word after "and" that shares User's present verb, conjugated (adverbs kept on the
+    /// way), or None once past it.
+    fn coordinated(&mut self, w: &str, lower: &str) -> Option<String> {
+        if !self.and_verb {
+            return None;
+        }
+        if is_adverb(lower) {
+            return Some(w.to_string());
+        }
+        self.and_verb = false;
+        COORDINATED_VERBS.contains(&lower).then(|| conjugate(w))
+    }
+
+    /// `w` as it reads with the user as "User" (None: it goes, an "I" after "and"), `out` being
+    /// the clause so far.
+    fn word(&mut self, w: &str, lower: &str, out: &[String]) -> Option<String> {
+        let about_user = out.iter().any(|o| o.starts_with("User"));
+        // "… and I walk him" → "… and walks him" once the clause is about "User".
+        let after_and = about_user && out.last().is_some_and(|p| p == "and");
+        match lower {
+            "i" => {
+                self.verb_next = true;
+                return (!after_and).then(|| "User".into());
+            }
+            "am" if out.last().is_some_and(|p| p == "User") || after_and => {
+                self.verb_next = false;
+                return Some("is".into());
+            }
+            _ => {}
+        }
+        if let Some(p) = pronoun(lower, about_user, after_and) {
+            return Some(p.into());
+        }
+        if !self.verb_next {
+            return Some(w.to_string());
+        }
+        if is_adverb(lower) {
+            return Some(w.to_string());
+        }
+        self.verb_next = false;
+        Some(self.verb(w, lower, out))
+    }
+
+    /// User's verb `w`, in the third person.
+    fn verb(&mut self, w: &str, lower: &str, out: &[String]) -> String {
+        let plural_subject = out.len() >= 3 && out[out.len() - 2] == "and";
+        // "I mostly read thrillers": after a habit, "read" is the present.
+        let habit = out
+            .last()
+            .is_some_and(|p| HABITS.contains(&p.to_lowercase().as_str()));
+        if plural_subject {
+            w.to_string()
+        } else if habit && SAME_IN_THE_PAST.contains(&lower) {
+            self.present = true;
+            format!("{w}s")
+        } else {
+            let c = conjugate(w);
+            self.present = c != w;
+            c
+        }
+    }
+}
+
+/// A first-person word as it reads with the user as "User", when the clause is `about_user`
+/// already or the word comes `after_and` in such a clause.
+fn pronoun(lower: &str, about_user: bool, after_and: bool) -> Option<&'static str> {
+    Some(match lower {
+        "i'm" | "im" if after_and => "is",
+        "i've" | "ive" if after_and => "has",
+        "i'm" | "im" => "User is",
+        "i've" | "ive" => "User has",
+        "i'd" => "User would",
+        "i'll" => "User will",
+        "we" if about_user => "they",
+        "we're" if about_user => "they're",
+        "we've" if about_user => "they've",
+        "my" | "our" if about_user => "their",
+        "my" | "our" => "User's",
+        "ours" => "theirs",
+        // "it took me 5 hours" → "it took User 5 hours": the first the clause names.
+        "me" | "us" if !about_user => "User",
+        "us" | "me" => "them",
+        "myself" => "themself",
+        "mine" => "theirs",
+        _ => return None,
+    })
 }
 
 /// An adverb between "I" and its verb: one of [`CONJUGATION_ADVERBS`], or a word in "-ly" that is not a verb

@@ -304,94 +304,110 @@ pub fn decide(
     neighbours: &[&Record],
     corrections: &[Correction],
 ) -> Planned {
-    let skip = |why: &str| Planned::Skip {
+    let change = match d.op {
+        Op::NoOp => return skip(c, "already known"),
+        Op::Add => return add(c),
+        Op::Update => CorrectionOp::Update,
+        Op::Delete => CorrectionOp::Delete,
+    };
+    let Some(target) = d
+        .target
+        .as_deref()
+        .and_then(|t| neighbours.iter().find(|r| r.id == t))
+    else {
+        return skip(c, "the model named no existing fact to change");
+    };
+    // "User's favourite band is Radiohead" does not replace "User's sister lives in
+    // Manchester": a change about something else is a new fact.
+    if !about_the_same(&c.text, &target.text) {
+        return add(c);
+    }
+    // A small model often copies the old text into an UPDATE: the candidate is then the
+    // new value. An update that changes nothing is no update.
+    let target_key = fact_key(&target.text);
+    let new_text = match &d.text {
+        Some(t) if fact_key(t) != target_key => t.clone(),
+        _ => c.text.clone(),
+    };
+    if change == CorrectionOp::Update && fact_key(&new_text) == target_key {
+        return Planned::Known {
+            target: target.id.clone(),
+            text: c.text.clone(),
+            why: "already known".into(),
+        };
+    }
+    if target.source.is_trusted() {
+        return propose(c, d, change, target, &new_text, corrections);
+    }
+    match change {
+        // "User's parents are both atheists" aimed at "User has been thinking about
+        // their parents' beliefs": a candidate that says what the fact does not is a
+        // fact of its own; one that says less is known.
+        CorrectionOp::Update if super::guard::less_specific(&new_text, &target.text) => {
+            if overlap(&c.text, &target.text) == Overlap::SaysLess {
+                skip(c, "would make a fact less specific")
+            } else {
+                add(c)
+            }
+        }
+        CorrectionOp::Update if !replaces(&new_text, &target.text) => add(c),
+        CorrectionOp::Update if d.confidence >= SURE_UPDATE => Planned::Update {
+            target: target.id.clone(),
+            text: new_text,
+        },
+        // Unsure: keep the old fact and add the new one beside it.
+        CorrectionOp::Update => add(c),
+        CorrectionOp::Delete if d.confidence >= HIGH_CONFIDENCE => Planned::Delete {
+            target: target.id.clone(),
+        },
+        CorrectionOp::Delete => skip(c, "a low-confidence delete"),
+    }
+}
+
+/// `c` skipped, and why.
+fn skip(c: &Candidate, why: &str) -> Planned {
+    Planned::Skip {
         text: c.text.clone(),
         why: why.to_string(),
-    };
-    let add = || Planned::Add {
+    }
+}
+
+/// `c` added as a fact of its own.
+fn add(c: &Candidate) -> Planned {
+    Planned::Add {
         text: c.text.clone(),
         kind: c.kind,
         importance: synth_importance(c.confidence),
-    };
-    match d.op {
-        Op::NoOp => skip("already known"),
-        Op::Add => add(),
-        Op::Update | Op::Delete => {
-            let Some(target) = d
-                .target
-                .as_deref()
-                .and_then(|t| neighbours.iter().find(|r| r.id == t))
-            else {
-                return skip("the model named no existing fact to change");
-            };
-            // "User's favourite band is Radiohead" does not replace "User's sister lives in
-            // Manchester": a change about something else is a new fact.
-            if !about_the_same(&c.text, &target.text) {
-                return add();
-            }
-            let op = if d.op == Op::Update {
-                CorrectionOp::Update
-            } else {
-                CorrectionOp::Delete
-            };
-            // A small model often copies the old text into an UPDATE: the candidate is then the
-            // new value. An update that changes nothing is no update.
-            let target_key = fact_key(&target.text);
-            let new_text = match &d.text {
-                Some(t) if fact_key(t) != target_key => t.clone(),
-                _ => c.text.clone(),
-            };
-            if op == CorrectionOp::Update && fact_key(&new_text) == target_key {
-                return Planned::Known {
-                    target: target.id.clone(),
-                    text: c.text.clone(),
-                    why: "already known".into(),
-                };
-            }
-            if target.source.is_trusted() {
-                if d.confidence < HIGH_CONFIDENCE {
-                    return skip("a low-confidence change to a fact you typed");
-                }
-                let proposed = (op == CorrectionOp::Update).then_some(new_text.as_str());
-                let dismissed = corrections.iter().any(|x| {
-                    x.status == CorrectionStatus::Dismissed
-                        && x.target == target.id
-                        && x.same_as(op, &target.text, proposed)
-                });
-                if dismissed {
-                    return skip("you rejected this correction before");
-                }
-                return Planned::Propose {
-                    target: target.id.clone(),
-                    op,
-                    new_text: proposed.map(str::to_string),
-                    confidence: d.confidence,
-                };
-            }
-            match op {
-                // "User's parents are both atheists" aimed at "User has been thinking about
-                // their parents' beliefs": a candidate that says what the fact does not is a
-                // fact of its own; one that says less is known.
-                CorrectionOp::Update if super::guard::less_specific(&new_text, &target.text) => {
-                    if overlap(&c.text, &target.text) == Overlap::SaysLess {
-                        skip("would make a fact less specific")
-                    } else {
-                        add()
-                    }
-                }
-                CorrectionOp::Update if !replaces(&new_text, &target.text) => add(),
-                CorrectionOp::Update if d.confidence >= SURE_UPDATE => Planned::Update {
-                    target: target.id.clone(),
-                    text: new_text,
-                },
-                // Unsure: keep the old fact and add the new one beside it.
-                CorrectionOp::Update => add(),
-                CorrectionOp::Delete if d.confidence >= HIGH_CONFIDENCE => Planned::Delete {
-                    target: target.id.clone(),
-                },
-                CorrectionOp::Delete => skip("a low-confidence delete"),
-            }
-        }
+    }
+}
+
+/// A change to a fact the user typed is only ever proposed, and only when the model is sure
+/// and the user has not rejected the same correction before.
+fn propose(
+    c: &Candidate,
+    d: &Decision,
+    change: CorrectionOp,
+    target: &Record,
+    new_text: &str,
+    corrections: &[Correction],
+) -> Planned {
+    if d.confidence < HIGH_CONFIDENCE {
+        return skip(c, "a low-confidence change to a fact you typed");
+    }
+    let proposed = (change == CorrectionOp::Update).then_some(new_text);
+    let dismissed = corrections.iter().any(|x| {
+        x.status == CorrectionStatus::Dismissed
+            && x.target == target.id
+            && x.same_as(change, &target.text, proposed)
+    });
+    if dismissed {
+        return skip(c, "you rejected this correction before");
+    }
+    Planned::Propose {
+        target: target.id.clone(),
+        op: change,
+        new_text: proposed.map(str::to_string),
+        confidence: d.confidence,
     }
 }
 
