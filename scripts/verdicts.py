@@ -10,7 +10,8 @@ The corpus: each user turn (with the assistant turn before it, the question it m
 The held-out slices' turns are never read here.
 
 core's `disclosures` test, run with LOCALM_BLESS=1 and LOCALM_DISCLOSURES=<the corpus>, writes
-each clause's verdict ("kept: <as what>" or the rule that dropped it). --out keeps the result;
+each clause's verdict ("kept: <as what>" or the rule that dropped it) and every rule that fired
+on it (`fired`, the dropping rule last). --out keeps the result;
 --against compares it with an earlier --out and prints every case that moved (exit 1 when any
 did). --held-out FILE writes the fresh held-out slice (to score once, in aggregate only).
 
@@ -101,7 +102,7 @@ def verdicts(cases):
             got = [json.loads(line) for line in f if line.strip()]
     # Each case as it went in, with the verdicts written back (fields the test does not know of,
     # such as `source`, kept from the input).
-    return [dict(c, expect=g["expect"]) for c, g in zip(cases, got)]
+    return [dict(c, expect=g["expect"], fired=g.get("fired", [])) for c, g in zip(cases, got)]
 
 
 def main():
@@ -141,7 +142,9 @@ def main():
             for pair in n["expect"]:
                 if pair not in o["expect"]:
                     print(f"  + {pair}")
-        print(f"\n{len(moved)} of {len(got)} turns moved")
+        refired = sum(1 for o, n in zip(old, got) if "fired" in o and o["fired"] != n["fired"])
+        print(f"\n{len(moved)} of {len(got)} turns moved"
+              + (f"; the rules that fired moved on {refired} more" if refired else ""))
         sys.exit(1 if moved else 0)
 
 

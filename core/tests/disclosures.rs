@@ -27,6 +27,9 @@ struct Case {
     user: String,
     /// Each clause and its verdict: "kept: <clause as kept>" or a rule's name.
     expect: Vec<(String, String)>,
+    /// Each clause's rules that fired, in order (the one that dropped it last), beside `expect`.
+    #[serde(default)]
+    fired: Vec<Vec<String>>,
 }
 
 fn line(role: &str, content: &str) -> Line {
@@ -39,7 +42,22 @@ fn line(role: &str, content: &str) -> Line {
     }
 }
 
-fn verdicts(case: &Case) -> Vec<(String, String)> {
+/// Each clause of `case` with its verdict, and the rules that fired on each.
+fn verdicts(case: &Case) -> (Vec<(String, String)>, Vec<Vec<String>>) {
+    explain(case)
+        .into_iter()
+        .map(|v| {
+            let outcome = match v.outcome {
+                Ok(d) => format!("kept: {}", d.clause),
+                Err(why) => why.rule.name().to_string(),
+            };
+            let fired = v.fired.iter().map(|r| r.name().to_string()).collect();
+            ((v.clause, outcome), fired)
+        })
+        .unzip()
+}
+
+fn explain(case: &Case) -> Vec<disclose::Verdict> {
     let mut lines = Vec::new();
     if let Some(a) = &case.assistant {
         lines.push(line("assistant", a));
@@ -55,15 +73,6 @@ fn verdicts(case: &Case) -> Vec<(String, String)> {
         })
         .collect();
     disclose::explain(&said)
-        .into_iter()
-        .map(|v| {
-            let outcome = match v.outcome {
-                Ok(d) => format!("kept: {}", d.clause),
-                Err(why) => why.rule.name().to_string(),
-            };
-            (v.clause, outcome)
-        })
-        .collect()
 }
 
 #[test]
@@ -83,7 +92,7 @@ fn every_case_keeps_and_drops_what_its_data_file_says() {
     if bless {
         let mut out = String::new();
         for c in &mut cases {
-            c.expect = verdicts(c);
+            (c.expect, c.fired) = verdicts(c);
             out.push_str(&serde_json::to_string(c).unwrap());
             out.push('\n');
         }
@@ -94,13 +103,15 @@ fn every_case_keeps_and_drops_what_its_data_file_says() {
     let mut moved = Vec::new();
     for (i, c) in cases.iter().enumerate() {
         let got = verdicts(c);
-        if got != c.expect {
+        if got != (c.expect.clone(), c.fired.clone()) {
             moved.push(format!(
-                "case {} ({:?}):\n  expected {:?}\n  got      {:?}",
+                "case {} ({:?}):\n  expected {:?} fired {:?}\n  got      {:?} fired {:?}",
                 i + 1,
                 c.user,
                 c.expect,
-                got
+                c.fired,
+                got.0,
+                got.1
             ));
         }
     }
@@ -112,7 +123,8 @@ fn every_case_keeps_and_drops_what_its_data_file_says() {
     );
 }
 
-/// The rules that fire on `e`, in the order of its clauses.
+/// The rules that fire on `e` (each that drops, keeps, rewrites, joins or revives), in the order
+/// of its clauses.
 fn fired(e: &Example) -> Vec<Rule> {
     let case = Case {
         source: None,
@@ -120,11 +132,9 @@ fn fired(e: &Example) -> Vec<Rule> {
         assistant: e.asked.map(str::to_string),
         user: e.said.to_string(),
         expect: Vec::new(),
+        fired: Vec::new(),
     };
-    verdicts(&case)
-        .into_iter()
-        .filter_map(|(_, outcome)| Rule::from_name(&outcome))
-        .collect()
+    explain(&case).into_iter().flat_map(|v| v.fired).collect()
 }
 
 #[test]

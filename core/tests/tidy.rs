@@ -436,3 +436,75 @@ fn the_codemap_reader_understands_its_tables() {
     assert!(is_named("core/src/a/tests.rs", &named));
     assert!(!is_named("core/src/d.rs", &named));
 }
+
+/// The longest a function of the pass may be, in lines (issue 42: a rule is a row and a step
+/// is a function a reader takes in at once).
+const PASS_FUNCTION_LINES: usize = 80;
+
+/// Each function of `text` longer than `limit` lines, as `name (lines) at line N`: from its
+/// `fn` line to the `}` at its indentation (rustfmt's layout), tests included.
+fn long_functions(text: &str, limit: usize) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut long = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let indent = &line[..line.len() - code.len()];
+        let head = [
+            "pub(super) ",
+            "pub(crate) ",
+            "pub ",
+            "const ",
+            "async ",
+            "unsafe ",
+        ]
+        .iter()
+        .fold(code, |c, p| c.strip_prefix(p).unwrap_or(c));
+        let Some(rest) = head.strip_prefix("fn ") else {
+            continue;
+        };
+        if code.ends_with(';') {
+            continue;
+        }
+        let close = format!("{indent}}}");
+        let Some(end) = lines[i + 1..].iter().position(|l| *l == close) else {
+            continue;
+        };
+        let n = end + 2;
+        if n > limit {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            long.push(format!("{name} ({n} lines) at line {}", i + 1));
+        }
+    }
+    long
+}
+
+#[test]
+fn no_function_of_the_pass_is_over_80_lines() {
+    let root = root();
+    let mut long = Vec::new();
+    for file in all_sources()
+        .into_iter()
+        .filter(|f| f.starts_with("core/src/consolidate"))
+    {
+        let text = fs::read_to_string(root.join(&file)).unwrap_or_default();
+        long.extend(
+            long_functions(&text, PASS_FUNCTION_LINES)
+                .into_iter()
+                .map(|f| format!("{file}: {f}")),
+        );
+    }
+    assert!(
+        long.is_empty(),
+        "functions of core/src/consolidate over {PASS_FUNCTION_LINES} lines (split them into named steps): {long:#?}"
+    );
+}
+
+#[test]
+fn the_function_measure_counts_from_fn_to_its_brace() {
+    let text = "fn a() {\n    x();\n}\n\nimpl T {\n    pub fn b(&self) {\n        y();\n        z();\n    }\n}\nfn c();\n";
+    assert_eq!(long_functions(text, 3), ["b (4 lines) at line 6"]);
+    assert!(long_functions(text, 4).is_empty());
+}

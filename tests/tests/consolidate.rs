@@ -344,6 +344,25 @@ fn the_pass_explains_its_verdicts_and_keeps_months_names_possessions_and_times_b
         .expect("the PIN's clause is dropped by the secret rule");
     assert_eq!(secret["clause"], "My bank PIN is [secret]", "{v}");
     assert!(!v.to_string().contains("4821"), "{v}");
+    // Each verdict lists every rule that fired: the request asks, and still says what the user
+    // has; the name has no subject of its own, and joins the clause before.
+    let fired = |clause: &str| {
+        explained
+            .iter()
+            .find(|e| e["clause"].as_str().unwrap().contains(clause))
+            .unwrap_or_else(|| panic!("no verdict on {clause:?}: {v}"))["fired"]
+            .clone()
+    };
+    assert_eq!(
+        fired("iPhone"),
+        serde_json::json!(["question", "possession"]),
+        "{v}"
+    );
+    assert_eq!(
+        fired("her name is Mochi"),
+        serde_json::json!(["no_subject", "with_the_clause_before"]),
+        "{v}"
+    );
     // The terminal's --explain names the rule and its reason.
     session(
         &env,
@@ -359,6 +378,9 @@ fn the_pass_explains_its_verdicts_and_keeps_months_names_possessions_and_times_b
         out.contains("kept") && out.contains("I teach chemistry in Leith"),
         "{out}"
     );
+    session(&env, "s3", &["Working on a novel about sailors."]);
+    let out = env.log(&["memory", "consolidate", "--explain"]).ok();
+    assert!(out.contains("[rules: no_subject, doing_left_out]"), "{out}");
 }
 
 /// `sessions/<id>.jsonl` of these `(role, content)` turns, each at `ts`; its mtime set to

@@ -74,13 +74,16 @@ pub struct Verdict {
     /// The clause as split from the message.
     pub clause: String,
     pub outcome: Result<Disclosure, Dropped>,
+    /// Every rule that fired on the clause, in order (`rules::Explained::fired`): the last is the
+    /// one that dropped it, if one did.
+    pub fired: Vec<Rule>,
 }
 
 impl Verdict {
     /// The verdict as the pass report shows it, any secret in it blanked.
     pub fn explained(&self) -> Explained {
         let clause = crate::secret::redact(&self.clause);
-        match &self.outcome {
+        let explained = match &self.outcome {
             Ok(d) => Explained {
                 language: (d.lang != Lang::English).then(|| d.lang.code().to_string()),
                 ..Explained::kept(
@@ -91,6 +94,10 @@ impl Verdict {
                 )
             },
             Err(why) => Explained::dropped(&self.session, self.line, &clause, why),
+        };
+        Explained {
+            fired: self.fired.clone(),
+            ..explained
         }
     }
 }
@@ -133,28 +140,35 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
         if lang != Lang::English {
             for (sentence, kept) in verbatim::read(&text, lang) {
                 let outcome = kept.map(|()| (sentence.to_string(), sentence.to_string()));
-                push_verdict(&mut out, s, at, sentence, outcome, lang);
+                push_verdict(&mut out, s, at, sentence, outcome, lang, Vec::new());
             }
             continue;
         }
-        let verdict = |out: &mut Vec<Verdict>, clause: &str, outcome| {
-            push_verdict(out, s, at, clause, outcome, Lang::English);
+        let verdict = |out: &mut Vec<Verdict>, clause: &str, outcome, fired| {
+            push_verdict(out, s, at, clause, outcome, Lang::English, fired);
         };
         if is_meta(&text) {
-            verdict(&mut out, &one_sentence(&text), Err(Dropped::by(Rule::Meta)));
+            let outcome = Err(Dropped::by(Rule::Meta));
+            verdict(&mut out, &one_sentence(&text), outcome, Vec::new());
             continue;
         }
         // A line of string-breaking code is no clause of the user's; the rest is read.
         let (text, code) = without_injected(&text);
         for line in code {
-            verdict(&mut out, line.trim(), Err(Dropped::by(Rule::Code)));
+            verdict(
+                &mut out,
+                line.trim(),
+                Err(Dropped::by(Rule::Code)),
+                Vec::new(),
+            );
         }
         if let Some(q) = &asked
             && let Some(c) = answer::as_clause(q, &text)
             && disclosure(&c).is_ok()
         {
             let quote = format!("{q}? {}", one_sentence(&text));
-            verdict(&mut out, &quote.clone(), Ok((c, quote)));
+            let fired = vec![Rule::AnswersTheQuestion];
+            verdict(&mut out, &quote.clone(), Ok((c, quote)), fired);
         }
         let mut r = Reading {
             s,
@@ -181,105 +195,165 @@ struct Reading<'a> {
     mine: Option<String>,
 }
 
-/// The verdict on one clause of the message `r` reads (`asks`: its sentence is a question).
+/// The verdict on one clause of the message `r` reads (`asks`: its sentence is a question),
+/// with every rule that fired on it: read alone, then joined to the clause before, kept for
+/// what it still says, or resolved against the question and the clause before.
 fn read_clause(out: &mut Vec<Verdict>, r: &mut Reading, clause: String, asks: bool) {
     // What this clause points back at is named before it, never in it.
     let mine_before = r.mine.clone();
     if my_thing(&clause).is_some() || last_title(&clause).is_some() {
         r.mine = Some(clause.clone());
     }
+    let mut fired = Vec::new();
     let c = if asks {
         Err(Dropped::by(Rule::Question))
     } else {
-        // "I'm a bit tired, just got back from the charity event": "I" left out.
-        disclosure(&clause).or_else(|why| match why.rule {
-            Rule::NoSubject if subject_left_out(&clause) => disclosure(&format!("I {clause}")),
-            // "Learning Rust for a side project": a message that opens with what the user is
-            // doing, "I'm" left out. Not a reply to a question ("What do you like about your
-            // job?" + "Getting to help people find the perfect car": the answer rules read it).
-            Rule::NoSubject
-                if r.before.is_none() && r.asked.is_none() && doing_left_out(&clause) =>
-            {
-                disclosure(&format!("I'm {}", lower_first(&clause)))
-            }
-            _ => Err(why),
-        })
+        read_alone(&clause, r, &mut fired)
     };
-    // "I adopted a cat, her name is Mochi", "a playlist I created, called Summer Vibes":
-    // a name for what the clause before spoke of is one fact with it. "I'm really happy
-    // with my new tennis racket, which I got from a sports store downtown": what the
-    // relative clause tells of the user's thing makes the clause before a fact, though
-    // it opened as a reaction or a request. "I've done a 5K run last year, it took me 45
-    // minutes to complete": how long the clause before took is one fact with it, even
-    // where it could stand alone.
-    let joined = match &c {
+    if joins_before(out, r, &clause, &c, asks) {
+        if let Err(why) = &c {
+            fired.push(why.rule);
+        }
+        let outcome = Err(Dropped::by(Rule::WithTheClauseBefore));
+        push_verdict(out, r.s, r.at, &clause, outcome, Lang::English, fired);
+        r.before = Some(clause);
+        return;
+    }
+    let outcome = match c {
+        Ok(c) => {
+            let outcome = resolved(out, r, &clause, &c, mine_before.as_deref(), &mut fired);
+            r.before = Some(clause.clone());
+            outcome
+        }
+        Err(why) => {
+            let outcome = still_says(r, &clause, why, asks, &mut fired);
+            r.before = (!asks).then(|| clause.clone());
+            outcome
+        }
+    };
+    push_verdict(out, r.s, r.at, &clause, outcome, Lang::English, fired);
+}
+
+/// `clause` read alone: its disclosure, or the rule that drops it. Dropped for want of a
+/// subject, it is read again with the "I" or "I'm" the user left out ("I'm a bit tired, just
+/// got back from the charity event"; "Learning Rust for a side project", a message that opens
+/// with what the user is doing: not a reply to a question, where "Getting to help people find
+/// the perfect car" answers "What do you like about your job?" and the answer rules read it).
+fn read_alone(clause: &str, r: &Reading, fired: &mut Vec<Rule>) -> Result<String, Dropped> {
+    let why = match disclosure_firing(clause, fired) {
+        Ok(kept) => return Ok(kept),
+        Err(why) => why,
+    };
+    let put_back = match why.rule {
+        Rule::NoSubject if subject_left_out(clause) => {
+            (Rule::SubjectLeftOut, format!("I {clause}"))
+        }
+        Rule::NoSubject if r.before.is_none() && r.asked.is_none() && doing_left_out(clause) => {
+            (Rule::DoingLeftOut, format!("I'm {}", lower_first(clause)))
+        }
+        _ => return Err(why),
+    };
+    fired.extend([why.rule, put_back.0]);
+    disclosure_firing(&put_back.1, fired)
+}
+
+/// Whether `clause` (read alone as `c`) is one fact with the clause before: joined to it, or
+/// reviving it. "I adopted a cat, her name is Mochi", "a playlist I created, called Summer
+/// Vibes": a name for what the clause before spoke of. "I'm really happy with my new tennis
+/// racket, which I got from a sports store downtown": what the relative clause tells of the
+/// user's thing makes the clause before a fact, though it opened as a reaction or a request.
+/// "I've done a 5K run last year, it took me 45 minutes to complete": how long the clause
+/// before took, even where it could stand alone.
+fn joins_before(
+    out: &mut [Verdict],
+    r: &Reading,
+    clause: &str,
+    c: &Result<String, Dropped>,
+    asks: bool,
+) -> bool {
+    match c {
         Ok(_) => {
             let took: Vec<String> = clause.split_whitespace().take(3).map(bare).collect();
-            took_me(&took) && join_before(out, r.at, &clause)
+            took_me(&took) && join_before(out, r.at, clause)
         }
         Err(why) => {
             why.rule != Rule::Secret
                 && !asks
-                && (((names_the_thing_before(&clause) || describes_the_thing_before(&clause))
-                    && join_before(out, r.at, &clause))
-                    || (tells_of_the_thing_before(&clause)
-                        && revive_before(out, r.at, &clause, r.s.msg.ts)))
+                && (((names_the_thing_before(clause) || describes_the_thing_before(clause))
+                    && join_before(out, r.at, clause))
+                    || (tells_of_the_thing_before(clause)
+                        && revive_before(out, r.at, clause, r.s.msg.ts)))
         }
-    };
-    if joined {
-        let outcome = Err(Dropped::by(Rule::WithTheClauseBefore));
-        push_verdict(out, r.s, r.at, &clause, outcome, Lang::English);
-        r.before = Some(clause);
-        return;
     }
-    let c = match c {
-        Ok(c) => c,
-        Err(why) => {
-            // "Can you find a case for my iPhone 13 Pro?" asks, and says what the
-            // user has.
-            // "a Korg B1, which I've had for about 3 years": the relative clause tells
-            // of the thing the clause before ends on.
-            let told = r
-                .before
-                .as_deref()
-                .filter(|_| !asks && why.rule != Rule::Secret)
-                .and_then(|b| relative::told_of_the_thing(&format!("{b}, {clause}")))
-                .and_then(|t| disclosure(&t).ok());
-            let outcome = match (told, possession(&clause)) {
-                (Some(told), _) => Ok((told, clause.clone())),
-                (None, Some(has)) if !matches!(why.rule, Rule::Meta | Rule::Secret) => {
-                    Ok((has, clause.clone()))
-                }
-                _ => Err(why),
-            };
-            push_verdict(out, r.s, r.at, &clause, outcome, Lang::English);
-            r.before = (!asks).then_some(clause);
-            return;
+}
+
+/// A dropped clause that still says a fact: what a relative clause tells of the thing the
+/// clause before ends on ("a Korg B1, which I've had for about 3 years"), or the named thing
+/// of the user's it speaks of ("Can you find a case for my iPhone 13 Pro?" asks, and says what
+/// the user has). Else the rule that dropped it.
+fn still_says(
+    r: &Reading,
+    clause: &str,
+    why: Dropped,
+    asks: bool,
+    fired: &mut Vec<Rule>,
+) -> Result<(String, String), Dropped> {
+    let told = r
+        .before
+        .as_deref()
+        .filter(|_| !asks && why.rule != Rule::Secret)
+        .and_then(|b| relative::told_of_the_thing(&format!("{b}, {clause}")))
+        .and_then(|t| disclosure(&t).ok());
+    let (kept, rule) = match (told, possession(clause)) {
+        (Some(told), _) => (told, Rule::ToldOfTheThing),
+        (None, Some(has)) if !matches!(why.rule, Rule::Meta | Rule::Secret) => {
+            (has, Rule::Possession)
         }
+        _ => return Err(why),
     };
-    let resolved = resolve_pointing(&c, r.asked, r.before.as_deref(), mine_before.as_deref());
-    r.before = Some(clause.clone());
-    let outcome = match resolved {
-        // "I love dogs too" after the assistant's dogs says the user loves dogs.
-        Ok(kept) => Ok((without_agreement(&kept), clause.clone())),
-        // "I've been perfecting my Negroni - I've tried making it 10 times": the
-        // pronoun points into the clause before, so the two are one fact.
-        // Not "… so I can understand that": knowing or understanding "that" answers the
-        // other speaker.
+    fired.extend([why.rule, rule]);
+    Ok((kept, clause.to_string()))
+}
+
+/// The kept clause `c` with what it points at resolved (from the question, the clause before,
+/// or the user's thing named before) and agreement said of the user ("I love dogs too" after
+/// the assistant's dogs). "I've been perfecting my Negroni - I've tried making it 10 times":
+/// a pronoun that points into the clause before makes the two one fact; not "… so I can
+/// understand that", where knowing or understanding "that" answers the other speaker.
+fn resolved(
+    out: &mut [Verdict],
+    r: &Reading,
+    clause: &str,
+    c: &str,
+    mine_before: Option<&str>,
+    fired: &mut Vec<Rule>,
+) -> Result<(String, String), Dropped> {
+    match resolve_pointing(c, r.asked, r.before.as_deref(), mine_before) {
+        Ok(kept) => {
+            if kept != c {
+                fired.push(Rule::Resolved);
+            }
+            let agreed = without_agreement(&kept);
+            if agreed != kept {
+                fired.push(Rule::Agreement);
+            }
+            Ok((agreed, clause.to_string()))
+        }
         Err(why)
             if why.rule == Rule::Unresolved
-                && !answers_the_other(&c)
-                && join_before(out, r.at, &c) =>
+                && !answers_the_other(c)
+                && join_before(out, r.at, c) =>
         {
+            fired.push(why.rule);
             Err(Dropped::by(Rule::WithTheClauseBefore))
         }
         Err(why) => Err(why),
-    };
-    push_verdict(out, r.s, r.at, &clause, outcome, Lang::English);
+    }
 }
 
-/// Push the verdict on `clause` of `s` (the `at`-th of what was said): a kept clause said
-/// already in this pass is dropped as repeated.
+/// Push the verdict on `clause` of `s` (the `at`-th of what was said), with the rules that
+/// `fired` on it: a kept clause said already in this pass is dropped as repeated, and the rule
+/// that dropped a clause is the last that fired.
 fn push_verdict(
     out: &mut Vec<Verdict>,
     s: &Said,
@@ -287,6 +361,7 @@ fn push_verdict(
     clause: &str,
     outcome: Result<(String, String), Dropped>,
     lang: Lang,
+    mut fired: Vec<Rule>,
 ) {
     let outcome = outcome.and_then(|(kept, quote)| {
         let seen = out.iter().any(|o| {
@@ -306,12 +381,16 @@ fn push_verdict(
             lang,
         })
     });
+    if let Err(why) = &outcome {
+        fired.push(why.rule);
+    }
     out.push(Verdict {
         at,
         session: s.session.to_string(),
         line: s.line,
         clause: clause.to_string(),
         outcome,
+        fired,
     });
 }
 
@@ -561,6 +640,7 @@ fn revive_before(out: &mut [Verdict], at: usize, clause: &str, ts: Option<DateTi
         return false;
     }
     let joined = format!("{}, {clause}", v.clause.trim_end_matches([',', '.']));
+    v.fired.push(Rule::Revived);
     v.outcome = Ok(Disclosure {
         clause: joined.clone(),
         quote: joined,
@@ -992,22 +1072,33 @@ fn past_verb(word: &str) -> bool {
         || (word.ends_with("ed") && !word.ends_with("eed") && word.chars().count() > 3)
 }
 
-/// `clause` trimmed of filler, when it is a disclosure; else the rule that drops it. The clause
-/// is read once ([`Clause`]) and asked each row of [`DROP_RULES`] in order.
+/// `clause` trimmed of filler, when it is a disclosure; else the rule that drops it.
 fn disclosure(clause: &str) -> Result<String, Dropped> {
+    disclosure_firing(clause, &mut Vec::new())
+}
+
+/// [`disclosure`], noting the rules that rewrote the clause on the way in `fired`. The clause
+/// is read once ([`Clause`]) and asked each row of [`DROP_RULES`] in order.
+fn disclosure_firing(clause: &str, fired: &mut Vec<Rule>) -> Result<String, Dropped> {
     if let Some(secret) = crate::secret::find(clause) {
         return Err(Dropped::on(Rule::Secret, secret.as_str()));
     }
-    let clause = without_now(clause);
-    let all: Vec<&str> = clause.split_whitespace().collect();
+    let now_out = without_now(clause);
+    let all: Vec<&str> = now_out.split_whitespace().collect();
     let words = without_filler(&all).ok_or(Dropped::by(Rule::TooShort))?;
+    if now_out != clause || words.len() < all.len() {
+        fired.push(Rule::Trimmed);
+    }
     let lower: Vec<String> = words.iter().map(|w| bare(w)).collect();
-    let c = Clause::new(&clause, words, &lower);
+    let c = Clause::new(&now_out, words, &lower);
     for (_, check) in DROP_RULES {
         match check(&c) {
             Step::Pass => {}
             Step::Drop(why) => return Err(why),
-            Step::Instead(text) => return disclosure(&text),
+            Step::Instead(rule, text) => {
+                fired.push(rule);
+                return disclosure_firing(&text, fired);
+            }
         }
     }
     let text = words.join(" ");
@@ -1121,11 +1212,11 @@ impl<'c> Clause<'c> {
 }
 
 /// What a drop rule says of a clause: nothing, drop it (and why), or judge another text in its
-/// place (the clause cut at a comma, or the clause a reaction frames).
+/// place, by a rewrite rule (the clause cut at a comma, or the clause a reaction frames).
 enum Step {
     Pass,
     Drop(Dropped),
-    Instead(String),
+    Instead(Rule, String),
 }
 
 impl From<Option<Dropped>> for Step {
@@ -1201,7 +1292,7 @@ fn too_long(c: &Clause) -> Step {
         (2 * MIN_WORDS + 2..=MAX_WORDS).contains(&n).then_some(head)
     });
     match fits {
-        Some(head) => Step::Instead(head),
+        Some(head) => Step::Instead(Rule::CutAtAComma, head),
         None => Step::Drop(Dropped::by(Rule::TooLong)),
     }
 }
@@ -1275,7 +1366,8 @@ fn opening(c: &Clause) -> Step {
         let rest = rest.strip_prefix(&["that".to_string()]).unwrap_or(rest);
         // Not "I'm just glad I can help": too little to be a fact of its own.
         if rest.first().is_some_and(|w| w == "i") && rest.len() >= 4 {
-            return Step::Instead(c.words[c.words.len() - rest.len()..].join(" "));
+            let framed = c.words[c.words.len() - rest.len()..].join(" ");
+            return Step::Instead(Rule::Framed, framed);
         }
     }
     // "I recently tried HelloFresh and got a 40% discount", "I recently did a charity 5K run":
@@ -2167,7 +2259,10 @@ mod tests {
             let got = of_chat(&[(question, reply)]);
             assert!(got.is_empty(), "{question} / {reply}: {got:?}");
         }
-        // Each with what it needs is kept.
+    }
+
+    #[test]
+    fn a_clause_with_what_it_needs_is_kept() {
         for line in [
             "I'm a big fan of jazz",
             "I'm a big video game fan",

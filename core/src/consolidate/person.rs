@@ -465,6 +465,14 @@ mod tests {
                 "annoyingly I'm left-handed",
                 "Annoyingly User is left-handed",
             ),
+        ] {
+            assert_eq!(third_person(clause), fact, "{clause}");
+        }
+    }
+
+    #[test]
+    fn adverbs_coordinated_verbs_and_our_take_the_users_person() {
+        for (clause, fact) in [
             // An adverb, not the verb ("User especiallies like", "User onces worked").
             (
                 "I especially like jazz and tango",

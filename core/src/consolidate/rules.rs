@@ -1,12 +1,13 @@
-//! The rule table: each named rule that drops or joins a clause of what the user typed, one row
-//! with the reason a user reads and the examples it fires on and must not fire on; and the
-//! verdict on every clause a pass read: kept (as what) or dropped (by which rule, on
-//! which listed word). `memory consolidate --explain` prints the verdicts; the pass report
-//! carries them as `explained`.
+//! The rule table: each named rule that drops, keeps, rewrites, joins or revives a clause of
+//! what the user typed, one row with the reason a user reads and the examples it fires on and
+//! must not fire on; and the verdict on every clause a pass read: kept (as what) or dropped (by
+//! which rule, on which listed word), with every rule that fired on the way. `memory
+//! consolidate --explain` prints the verdicts; the pass report carries them as `explained`.
 
 use serde::{Deserialize, Serialize};
 
-/// A rule that drops a clause. The order is the order `disclose` asks them in.
+/// A rule of the table: first those that drop a clause, in the order `disclose` asks them; then
+/// those that keep, rewrite, join or revive one, in the order a clause meets them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
@@ -86,6 +87,33 @@ pub enum Rule {
     Repeated,
     /// Its pronoun points into the clause before, and it is kept as one fact with it.
     WithTheClauseBefore,
+    /// A reply to the assistant's question, kept as the question's claim on a plain yes ("Do
+    /// you have pets?" + "Yes, two dogs").
+    AnswersTheQuestion,
+    /// A phrase of the moment or filler at either end taken out ("right now", "so", "as well").
+    Trimmed,
+    /// Over the word limit: the clause up to the comma that leaves one fact is read instead.
+    CutAtAComma,
+    /// "I'm glad I …": the disclosure the reaction frames is read instead.
+    Framed,
+    /// "just got back from …": the "I" the user left out, put back.
+    SubjectLeftOut,
+    /// "Learning Rust for a side project": the "I'm" the user left out, put back.
+    DoingLeftOut,
+    /// A pronoun or a "this one" resolved from the question or the clause before, or a
+    /// favorite given the kind the question asked about.
+    Resolved,
+    /// "I love dogs too" after the assistant's dogs: "too" taken out, said of the user.
+    Agreement,
+    /// "a Korg B1, which I've had for about 3 years": what the relative clause tells of the
+    /// thing the clause before ends on, kept as a fact.
+    ToldOfTheThing,
+    /// "a case for my iPhone 13 Pro": a clause dropped for itself still says the user has the
+    /// named thing.
+    Possession,
+    /// The clause before, dropped only as a reaction, a request or a plan, kept after all with
+    /// what this clause tells of the thing it names.
+    Revived,
 }
 
 impl Rule {
@@ -117,10 +145,16 @@ pub enum Does {
     Drop,
     /// The clause is kept as one fact with the clause before it.
     Join,
+    /// A clause a drop rule matched is kept after all, as the fact it still states.
+    Keep,
+    /// The clause is read in other words: trimmed, cut, completed or resolved.
+    Rewrite,
+    /// A clause dropped before is kept after all, with the one after it.
+    Revive,
 }
 
 /// A clause a rule is shown on: what the assistant asked before (if anything), what the user
-/// typed (every example here is a turn that stands alone), and where the example comes from ("longmemeval", "persona-valid": turns of those
+/// typed, and where the example comes from ("longmemeval", "persona-valid": turns of those
 /// datasets; "data-file": a case of `tests/data/disclosures.jsonl` from an earlier round; "hand":
 /// written here).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +168,15 @@ const fn ex(source: &'static str, said: &'static str) -> Example {
     Example {
         source,
         asked: None,
+        said,
+    }
+}
+
+/// An example that replies to what the assistant `asked`.
+const fn after(source: &'static str, asked: &'static str, said: &'static str) -> Example {
+    Example {
+        source,
+        asked: Some(asked),
         said,
     }
 }
@@ -579,6 +622,206 @@ pub const TABLE: &[Row] = &[
             ex("hand", "I have a cat, a dog and two very old parrots."),
         ],
     },
+    Row {
+        rule: Rule::AnswersTheQuestion,
+        name: "answers_the_question",
+        does: Does::Rewrite,
+        why: "a reply to the assistant's question, kept as what it asked on a plain yes",
+        fires: &[
+            after("hand", "Are you a morning person?", "Yes, definitely."),
+            after("data-file", "What's your favorite color?", "Blue."),
+        ],
+        holds: &[
+            after(
+                "hand",
+                "Are you a morning person?",
+                "I'm a night owl, honestly.",
+            ),
+            after("hand", "Are you a student?", "I am retired."),
+        ],
+    },
+    Row {
+        rule: Rule::Trimmed,
+        name: "trimmed",
+        does: Does::Rewrite,
+        why: "a phrase of the moment or filler at either end taken out",
+        fires: &[
+            ex(
+                "persona-valid",
+                "I love running too! I'm training for a marathon right now.",
+            ),
+            ex(
+                "longmemeval",
+                "But I don't actually work out on Mondays, Wednesdays, and Fridays.",
+            ),
+        ],
+        holds: &[ex("hand", "I'm training for a marathon in May.")],
+    },
+    Row {
+        rule: Rule::CutAtAComma,
+        name: "cut_at_a_comma",
+        does: Does::Rewrite,
+        why: "too long for one fact: read up to the comma that leaves one",
+        fires: &[
+            ex(
+                "longmemeval",
+                "I like the idea of using an image that demonstrates the impact of typography on design for Facebook, and creating a series of images that illustrate the importance of typography in design for Instagram.",
+            ),
+            ex(
+                "data-file",
+                "I just fixed that broken fence on the east side of my property three weeks ago, where my goats like to graze, and it's been a huge relief to know they're safe and sound.",
+            ),
+        ],
+        holds: &[ex(
+            "hand",
+            "I like using images of typography for Facebook, and a series of them for Instagram.",
+        )],
+    },
+    Row {
+        rule: Rule::Framed,
+        name: "framed",
+        does: Does::Rewrite,
+        why: "the reaction frames a fact of its own, which is read instead",
+        fires: &[
+            ex(
+                "longmemeval",
+                "I think I'll need to do some more research. But I'm glad I have some options to consider.",
+            ),
+            ex(
+                "data-file",
+                "I'm really glad I got those emerald earrings at the flea market last weekend.",
+            ),
+        ],
+        holds: &[ex("hand", "I'm just glad I can help.")],
+    },
+    Row {
+        rule: Rule::SubjectLeftOut,
+        name: "subject_left_out",
+        does: Does::Rewrite,
+        why: "the \"I\" left out, put back",
+        fires: &[
+            ex(
+                "longmemeval",
+                "I'm feeling a bit tired today, just got back from the \"24-Hour Bike Ride\" charity event, where I cycled for 4 hours non-stop.",
+            ),
+            ex("hand", "Long week. Just finished my thesis on coral reefs."),
+        ],
+        holds: &[ex("hand", "just checking my email")],
+    },
+    Row {
+        rule: Rule::DoingLeftOut,
+        name: "doing_left_out",
+        does: Does::Rewrite,
+        why: "the \"I'm\" left out, put back",
+        fires: &[
+            ex(
+                "issue-45",
+                "Learning Rust for a side project, a budgeting app",
+            ),
+            ex("hand", "Working on a novel about sailors these days."),
+        ],
+        holds: &[
+            ex("hand", "Learning Rust is hard."),
+            after(
+                "persona-valid",
+                "What do you like about your job?",
+                "Getting to help people find the perfect car.",
+            ),
+        ],
+    },
+    Row {
+        rule: Rule::Resolved,
+        name: "resolved",
+        does: Does::Rewrite,
+        why: "a pronoun or a favorite read from the question or the clause before",
+        fires: &[
+            after(
+                "persona-valid",
+                "That's great! I love to garden too. What kind of flowers do you like to grow?",
+                "my favorite are roses",
+            ),
+            ex(
+                "longmemeval",
+                "I need to take care of my old sneakers, I've been keeping them under my bed for storage.",
+            ),
+        ],
+        holds: &[ex(
+            "hand",
+            "I've been keeping my old sneakers under my bed.",
+        )],
+    },
+    Row {
+        rule: Rule::Agreement,
+        name: "agreement",
+        does: Does::Rewrite,
+        why: "\"too\" or \"also\" taken out: said of the user alone",
+        fires: &[
+            after(
+                "persona-valid",
+                "I like to watch war documentaries.",
+                "I love war documentaries too",
+            ),
+            ex(
+                "longmemeval",
+                "I'm also interested in error coins. Do you know of any upcoming coin shows in my area?",
+            ),
+        ],
+        holds: &[ex("hand", "I love war documentaries.")],
+    },
+    Row {
+        rule: Rule::ToldOfTheThing,
+        name: "told_of_the_thing",
+        does: Does::Keep,
+        why: "kept: it tells of the thing the clause before ends on",
+        fires: &[
+            ex(
+                "longmemeval",
+                "I'm also a bit concerned about the maintenance of my instruments, especially my piano, a Korg B1, which I've had for about 3 years.",
+            ),
+            ex(
+                "hand",
+                "I'm thinking of selling some of my gear, mainly my guitar, a Fender Stratocaster, which I've owned since 2015.",
+            ),
+        ],
+        holds: &[ex(
+            "hand",
+            "I still ride my old bike, a Peugeot, which you recommended.",
+        )],
+    },
+    Row {
+        rule: Rule::Possession,
+        name: "possession",
+        does: Does::Keep,
+        why: "kept: it names something of the user's",
+        fires: &[
+            ex(
+                "longmemeval",
+                "Can you recommend some good options that are compatible with my Sony A7R IV?",
+            ),
+            ex("data-file", "Can you find a case for my iPhone 13 Pro?"),
+        ],
+        holds: &[ex("hand", "Can you find a case for my phone?")],
+    },
+    Row {
+        rule: Rule::Revived,
+        name: "revived",
+        does: Does::Revive,
+        why: "kept after all: the clause after tells of the thing it names",
+        fires: &[
+            ex(
+                "longmemeval",
+                "I'm curious about Frida Kahlo's works, which I learned about during my MoMA tour.",
+            ),
+            ex(
+                "data-file",
+                "I'm really happy with my new tennis racket, which I got from a sports store downtown.",
+            ),
+        ],
+        holds: &[ex(
+            "hand",
+            "I'm curious about Frida Kahlo's works, which you mentioned.",
+        )],
+    },
 ];
 
 /// A clause dropped: the rule, and the listed word or phrase it matched, when a list decided.
@@ -627,6 +870,10 @@ pub struct Explained {
     /// row of the first-person table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
+    /// Every rule that fired on the clause, in order: those that kept, rewrote, joined or
+    /// revived it, and a drop rule a later one overruled; the rule that dropped it last.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fired: Vec<Rule>,
 }
 
 impl Explained {
@@ -640,6 +887,7 @@ impl Explained {
             why: None,
             matched: None,
             language: None,
+            fired: Vec::new(),
         }
     }
 
@@ -653,6 +901,7 @@ impl Explained {
             why: Some(d.rule.why().to_string()),
             matched: d.matched.map(str::to_string),
             language: None,
+            fired: Vec::new(),
         }
     }
 }

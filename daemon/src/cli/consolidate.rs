@@ -6,6 +6,7 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Context as _;
 use chrono::Utc;
+use localm_core::consolidate::rules::Rule;
 use localm_core::consolidate::{self, LoadGenerator, Pass, Report, Status};
 use localm_core::id::Fnv;
 use localm_core::models::{Embedder, Generator, ModelError};
@@ -177,13 +178,20 @@ fn human(r: &Report) -> String {
     out
 }
 
-/// Every clause the pass read, one a line: where it was said, and kept as what or dropped by
-/// which rule (on which listed word) and why.
+/// Every clause the pass read, one a line: where it was said, and kept as what (by which rules)
+/// or dropped by which rule (on which listed word) and why, after which others.
 fn explained(r: &Report) -> String {
     use localm_core::printable::visible;
     if r.explained.is_empty() {
         return "explain: no clause of yours was read\n".into();
     }
+    let names = |rules: &[Rule]| {
+        rules
+            .iter()
+            .map(|r| r.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut out = String::from("explain: each clause of yours the pass read\n");
     for e in &r.explained {
         let at = format!("{}:{}", visible(&e.session), e.line);
@@ -194,7 +202,12 @@ fn explained(r: &Report) -> String {
                     .as_deref()
                     .map(|l| format!("  [{l}: kept as typed]"))
                     .unwrap_or_default();
-                out.push_str(&format!("  kept     {at}  {}{typed}\n", visible(kept)));
+                let by = if e.fired.is_empty() {
+                    String::new()
+                } else {
+                    format!("  [rules: {}]", names(&e.fired))
+                };
+                out.push_str(&format!("  kept     {at}  {}{typed}{by}\n", visible(kept)));
             }
             (None, Some(rule)) => {
                 let on = e
@@ -202,8 +215,14 @@ fn explained(r: &Report) -> String {
                     .as_deref()
                     .map(|m| format!(" on '{m}'"))
                     .unwrap_or_default();
+                let before = e.fired.split_last().map_or(&[][..], |(_, b)| b);
+                let after = if before.is_empty() {
+                    String::new()
+                } else {
+                    format!("  (after {})", names(before))
+                };
                 out.push_str(&format!(
-                    "  dropped  {at}  {}  [{}{on}: {}]\n",
+                    "  dropped  {at}  {}  [{}{on}: {}]{after}\n",
                     visible(&e.clause),
                     rule.name(),
                     rule.why()
