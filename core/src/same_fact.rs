@@ -37,8 +37,8 @@ fn values(text: &str) -> HashSet<String> {
                 .strip_suffix("'s")
                 .or_else(|| w.strip_suffix("\u{2019}s"))
                 .unwrap_or(w);
-            let number = w.chars().any(|c| c.is_ascii_digit())
-                || crate::words::COUNT_WORDS.contains(&w.to_lowercase().as_str());
+            let number =
+                w.chars().any(|c| c.is_ascii_digit()) || crate::words::is_count(&w.to_lowercase());
             let name = k > 0
                 && w.chars().next().is_some_and(char::is_uppercase)
                 && !matches!(w, "User" | "I");
@@ -53,10 +53,7 @@ pub fn newer_number(new: &str, old: &str) -> bool {
     let numbers = |t: &str| -> HashSet<String> {
         values(t)
             .into_iter()
-            .filter(|v| {
-                v.chars().any(|c| c.is_ascii_digit())
-                    || crate::words::COUNT_WORDS.contains(&v.as_str())
-            })
+            .filter(|v| v.chars().any(|c| c.is_ascii_digit()) || crate::words::is_count(v))
             .collect()
     };
     let (n, o) = (numbers(new), numbers(old));

@@ -197,43 +197,88 @@ pub fn stem(word: &str) -> String {
     word.to_string()
 }
 
-/// Numbers written as words: a value as much as "4" is ("User has tried four Korean
-/// restaurants").
-pub const COUNT_WORDS: &[&str] = &[
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "sixty",
-    "seventy",
-    "eighty",
-    "ninety",
-    "hundred",
-    "thousand",
-    "dozen",
-    "once",
-    "twice",
-    "half",
+/// Numbers written as words, each with its value: the one number class every rule reads (a
+/// count, an age, a duration, a spoken PIN). "hundred", "thousand" and "dozen" multiply.
+pub const NUMBER_WORDS: &[(&str, u32)] = &[
+    ("zero", 0),
+    ("one", 1),
+    ("two", 2),
+    ("three", 3),
+    ("four", 4),
+    ("five", 5),
+    ("six", 6),
+    ("seven", 7),
+    ("eight", 8),
+    ("nine", 9),
+    ("ten", 10),
+    ("eleven", 11),
+    ("twelve", 12),
+    ("thirteen", 13),
+    ("fourteen", 14),
+    ("fifteen", 15),
+    ("sixteen", 16),
+    ("seventeen", 17),
+    ("eighteen", 18),
+    ("nineteen", 19),
+    ("twenty", 20),
+    ("thirty", 30),
+    ("forty", 40),
+    ("fifty", 50),
+    ("sixty", 60),
+    ("seventy", 70),
+    ("eighty", 80),
+    ("ninety", 90),
+    ("hundred", 100),
+    ("thousand", 1000),
+    ("dozen", 12),
 ];
+
+/// The value of a number written as a word ("six" → 6), lower-case.
+pub fn number_value(word: &str) -> Option<u32> {
+    NUMBER_WORDS
+        .iter()
+        .find(|(w, _)| *w == word)
+        .map(|(_, v)| *v)
+}
+
+/// Words that say how many or how often as much as "4" does ("User has tried four Korean
+/// restaurants", "twice a week"): the numbers and these.
+const COUNT_ONLY: &[&str] = &["once", "twice", "half"];
+
+/// Whether a lower-case word is a count ([`NUMBER_WORDS`] or [`COUNT_ONLY`]).
+pub fn is_count(word: &str) -> bool {
+    number_value(word).is_some() || COUNT_ONLY.contains(&word)
+}
+
+/// The first person, each form once, by its part in a clause: the one class every rule that
+/// asks "is the user speaking of themself here?" reads, choosing the parts it means. Its
+/// subjects ("I", "we" and their contractions, with and without the apostrophe).
+pub const FIRST_PERSON_SUBJECTS: &[&str] = &[
+    "i", "i'm", "im", "i've", "ive", "i'd", "i'll", "we", "we're", "we've",
+];
+
+/// The first person's possessives.
+pub const FIRST_PERSON_POSSESSIVES: &[&str] = &["my", "our", "mine", "ours"];
+
+/// The first person's reflexives.
+pub const FIRST_PERSON_REFLEXIVES: &[&str] = &["myself", "ourselves"];
+
+/// The first person's objects: "me" alone does not make a clause about the user ("it's driving
+/// me mad").
+pub const FIRST_PERSON_OBJECTS: &[&str] = &["me", "us"];
+
+/// Whether a lower-case word is the first person as a subject, a possessive or a reflexive:
+/// the words that make a clause about the user.
+pub fn is_first_person(word: &str) -> bool {
+    FIRST_PERSON_SUBJECTS.contains(&word)
+        || FIRST_PERSON_POSSESSIVES.contains(&word)
+        || FIRST_PERSON_REFLEXIVES.contains(&word)
+}
+
+/// [`is_first_person`], or an object ("me", "us"): any first-person word at all.
+pub fn is_any_first_person(word: &str) -> bool {
+    is_first_person(word) || FIRST_PERSON_OBJECTS.contains(&word)
+}
 
 /// The months, in order, lower-case.
 pub const MONTHS: &[&str] = &[

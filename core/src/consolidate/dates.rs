@@ -3,7 +3,7 @@
 //! day, a month or a year ("on 30 November 2026", "in November 2026", "in 2024"), so the fact
 //! does not go stale. Vague times ("recently", "a few years ago") are left as they are.
 
-use super::lexicon::NUMBER_WORDS;
+use super::lexicon::ARTICLE_ONE;
 use chrono::{DateTime, Datelike, Duration, Months, NaiveDate, Utc};
 
 /// A month as "November 2026".
@@ -19,7 +19,8 @@ fn day(d: NaiveDate) -> String {
 fn number(w: &str) -> Option<u32> {
     w.parse()
         .ok()
-        .or_else(|| NUMBER_WORDS.iter().find(|(n, _)| *n == w).map(|(_, v)| *v))
+        .or_else(|| crate::words::number_value(w))
+        .or_else(|| ARTICLE_ONE.iter().find(|(n, _)| *n == w).map(|(_, v)| *v))
 }
 
 /// What a relative phrase of `words` (lower-cased) starting at `i` means at `at`: the phrase's

@@ -17,12 +17,12 @@
 use chrono::{DateTime, Utc};
 
 use super::lexicon::{
-    ADVERBS, AND_OPENINGS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER,
-    FIRST_PERSON, FUTURE, GIVING, INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE,
-    NOT_FACTUAL, NOT_IN_A_NAME, NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING,
-    PAST_VERBS, PLAN_OF_THE_MOMENT, POINTED_VERBS, POINTING, POINTING_SUBJECT, PREPOSITIONS,
-    QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS, SECOND_PERSON,
-    SPLIT_SUBJECTS, SPLIT_WORDS, SUBJECT_PRONOUNS, THE_DAY, TITLES, TRAILING, VAGUE,
+    ADVERBS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER, FUTURE, GIVING,
+    INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE, NOT_FACTUAL, NOT_IN_A_NAME,
+    NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING, PAST_VERBS, PLAN_OF_THE_MOMENT,
+    POINTED_VERBS, POINTING, POINTING_SUBJECT, PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS,
+    REQUEST_NOUNS, REQUEST_OPENINGS, SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS, THE_DAY, TITLES,
+    TRAILING, VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
 use super::things::{bare_case, comma_pieces, last_title, my_one_thing, my_thing, my_things};
@@ -31,7 +31,7 @@ use crate::consolidate::plan::is_meta;
 use crate::consolidate::prompt::strip_recalled;
 use crate::language::Lang;
 use crate::session::Line;
-use crate::words::{bare, content_words};
+use crate::words::{FIRST_PERSON_SUBJECTS, bare, content_words, is_first_person, number_value};
 
 /// Self-disclosures rewritten per pass at most (the oldest unread): the spec's 12 candidates.
 pub const MAX_DISCLOSURES: usize = 12;
@@ -612,8 +612,7 @@ fn tells_of_the_thing_before(clause: &str) -> bool {
     let words: Vec<&str> = clause.split_whitespace().collect();
     let lower: Vec<String> = words.iter().map(|w| bare(w)).collect();
     let relative = matches!(lower[0].as_str(), "which" | "who" | "where")
-        && (lower.iter().any(|w| FIRST_PERSON.contains(&w.as_str()))
-            || clause.chars().any(|c| c.is_ascii_digit()));
+        && (lower.iter().any(|w| is_first_person(w)) || clause.chars().any(|c| c.is_ascii_digit()));
     describes_the_thing_before(clause) && (relative || matches!(lower[0].as_str(), "a" | "an"))
 }
 
@@ -839,7 +838,7 @@ fn pointed(
         .filter(|w| {
             let b = bare(w);
             Some(*w) != head
-                && !FIRST_PERSON.contains(&b.as_str())
+                && !is_first_person(&b)
                 && !INTENSIFIERS.contains(&b.as_str())
                 && !ADVERBS.contains(&b.as_str())
                 && !NOT_REFERENTS.contains(&b.as_str())
@@ -914,9 +913,7 @@ fn beside_the_subject<'w>(
 ) -> (Option<usize>, Vec<&'w str>) {
     // Content words before the pronoun, the subject and its verb aside ("I drew it" has none,
     // "I have a dog that …" has "dog").
-    let subject = lower
-        .iter()
-        .position(|w| FIRST_PERSON.contains(&w.as_str()));
+    let subject = lower.iter().position(|w| is_first_person(w));
     // "I just don't find it very fun": the auxiliary and the verb after it are not nouns.
     let helper = |k: usize| {
         INTENSIFIERS.contains(&lower[k].as_str())
@@ -1301,7 +1298,7 @@ fn too_long(c: &Clause) -> Step {
 /// subject, a fragment of a sentence whose verb is elsewhere.
 fn no_subject(c: &Clause) -> Step {
     let lower = c.lower;
-    let subject = lower.iter().any(|w| SUBJECT_PRONOUNS.contains(&w.as_str()))
+    let subject = lower.iter().any(|w| FIRST_PERSON_SUBJECTS.contains(&w.as_str()))
         || matches!(lower[0].as_str(), "my" | "our" | "mine")
         // "it took me and my friends around 5 hours to move": how long the user took.
         || (took_me(lower) && lower.len() >= 7)
@@ -1463,7 +1460,7 @@ fn elided(c: &Clause) -> Step {
 
 /// "I like to do a lot of different things": nothing after the verb names anything.
 fn vague(c: &Clause) -> Step {
-    let Some(s) = c.plain.iter().position(|w| FIRST_PERSON.contains(w)) else {
+    let Some(s) = c.plain.iter().position(|w| is_first_person(w)) else {
         return Step::Pass;
     };
     let after: Vec<&str> = c.plain[s + 1..]
@@ -1488,7 +1485,7 @@ fn vague(c: &Clause) -> Step {
 /// "I learned a lot": the verb alone says nothing that lasts.
 fn verb_alone(c: &Clause) -> Step {
     let content = c.content();
-    let verb = c.plain.iter().find(|w| !FIRST_PERSON.contains(*w));
+    let verb = c.plain.iter().find(|w| !is_first_person(w));
     let points = c.lower.iter().any(|w| POINTING.contains(&w.as_str()));
     (content.len() == 1
         && !points
@@ -1784,7 +1781,7 @@ fn without_frame(clause: &str) -> String {
         },
     };
     match words.get(at) {
-        Some(w) if SUBJECT_PRONOUNS.contains(&bare(w).as_str()) => words[at..].join(" "),
+        Some(w) if FIRST_PERSON_SUBJECTS.contains(&bare(w).as_str()) => words[at..].join(" "),
         _ => clause.to_string(),
     }
 }
@@ -1857,7 +1854,9 @@ fn marked_splits(s: &str) -> String {
     let mut out: Vec<&str> = Vec::with_capacity(words.len());
     for (i, w) in words.iter().enumerate() {
         let next = words.get(i + 1).map(|n| bare(n));
-        let subject = next.as_deref().is_some_and(|n| SPLIT_SUBJECTS.contains(&n));
+        let subject = next
+            .as_deref()
+            .is_some_and(|n| FIRST_PERSON_SUBJECTS.contains(&n) || SPLIT_SUBJECTS.contains(&n));
         let past = next.as_deref() == Some("i")
             && words
                 .get(i + 2)
@@ -1890,7 +1889,7 @@ fn joined_lists(text: &str) -> Vec<String> {
         let own_subject = p
             .split_whitespace()
             .next()
-            .is_some_and(|w| AND_OPENINGS.contains(&bare(w).as_str()));
+            .is_some_and(|w| opens_the_users_clause(&bare(w)));
         let joins =
             !own_subject && (starts_list(p) || pieces.get(i + 1).is_some_and(|n| starts_list(n)));
         // "my dermatologist, Dr. Lee", "the University of California, Berkeley": a name alone
@@ -1931,7 +1930,7 @@ fn as_what(piece: &str) -> Option<String> {
     let what = lower.last()?;
     (a && (3..=10).contains(&words.len())
         && !NOT_WHAT_I_AM.contains(&what.as_str())
-        && !lower.iter().any(|w| FIRST_PERSON.contains(&w.as_str())))
+        && !lower.iter().any(|w| is_first_person(w)))
     .then(|| format!("I'm {}", words[1..].join(" ")))
 }
 
@@ -1953,8 +1952,10 @@ fn introductory(piece: &str) -> bool {
     words.len() <= 6
         && words
             .first()
-            .is_some_and(|w| INTRODUCTORY.contains(&w.as_str()))
-        && !words.iter().any(|w| SUBJECT_PRONOUNS.contains(&w.as_str()))
+            .is_some_and(|w| INTRODUCTORY.contains(&w.as_str()) || number_value(w).is_some())
+        && !words
+            .iter()
+            .any(|w| FIRST_PERSON_SUBJECTS.contains(&w.as_str()))
         && !words.iter().any(|w| w == "you" || w == "your")
 }
 
@@ -1974,14 +1975,12 @@ fn split_at_and_i(clause: &str) -> Vec<String> {
         });
         // "She's still in potty-training, and I've been using …": a clause with a subject of
         // its own (the user, or the "she"/"it" it opens with) ends where "and I" starts.
-        let has_subject = left
-            .iter()
-            .any(|w| FIRST_PERSON.contains(&bare(w).as_str()))
+        let has_subject = left.iter().any(|w| is_first_person(&bare(w)))
             || left
                 .first()
                 .is_some_and(|w| POINTING_SUBJECT.contains(&bare(w).as_str()));
         if bare(words[i]) == "and"
-            && (AND_OPENINGS.contains(&bare(words[i + 1]).as_str()) || wondering)
+            && (opens_the_users_clause(&bare(words[i + 1])) || wondering)
             && has_subject
         {
             out.push(left.join(" ").trim_end_matches(',').to_string());
@@ -1991,6 +1990,14 @@ fn split_at_and_i(clause: &str) -> Vec<String> {
     out.push(words[start..].join(" "));
     out.retain(|c| !c.is_empty());
     out
+}
+
+/// Whether `w` (bare) opens a clause of the user's after "and" or an introductory phrase: "I"
+/// and its contractions, or "my". Not "we" ("my wife and we" is one subject), nor "I'll": a
+/// plan goes on with the clause before ("I'm planning to visit in late September, and I'll be
+/// staying for 3-4 nights"; "I'm planning a road trip to Lake Tahoe, and I'll have 4 days").
+fn opens_the_users_clause(w: &str) -> bool {
+    w == "my" || (w.starts_with('i') && w != "i'll" && FIRST_PERSON_SUBJECTS.contains(&w))
 }
 
 /// "I'm an old man with one leg" → "I'm an old man", "I have one leg".

@@ -4,7 +4,7 @@
 //! cannot tell what they are about, so `disclose` drops them.
 
 use super::lexicon::{
-    AFTERWORDS, ASPECTS, CHILDHOOD, COMPARISONS, DANGLING, ELIDED_INFINITIVE, LIKING, NUMBERS,
+    AFTERWORDS, ASPECTS, CHILDHOOD, COMPARISONS, DANGLING, ELIDED_INFINITIVE, LIKING, QUANTIFIERS,
     STANDING_FOR,
 };
 use super::rules::Rule;
@@ -46,7 +46,8 @@ pub fn leans_elsewhere(lower: &[String]) -> Option<Rule> {
     let own = w.ends_with(&["of", "my", "own"])
         && w.len() >= 4
         && (w[w.len() - 4].chars().all(|c| c.is_ascii_digit())
-            || NUMBERS.contains(&w[w.len() - 4]));
+            || crate::words::number_value(w[w.len() - 4]).is_some()
+            || QUANTIFIERS.contains(&w[w.len() - 4]));
     // "some more trails": more than the ones said before.
     let more = w
         .windows(2)

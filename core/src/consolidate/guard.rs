@@ -4,9 +4,7 @@
 
 use std::collections::HashSet;
 
-use super::lexicon::{
-    ASSISTANT_OPENERS, FIRST_PERSON_WORDS, FRAME_WORDS, MODEL_SECOND_PERSON, VERBS,
-};
+use super::lexicon::{ASSISTANT_OPENERS, FRAME_WORDS, MODEL_SECOND_PERSON, VERBS};
 pub use crate::refusal::Refusal;
 use crate::words::{content_words, occurs_in, tokens as words};
 
@@ -137,7 +135,10 @@ pub fn wrong_voice(text: &str) -> Option<Refusal> {
     let has = |list: &[&str]| w.iter().any(|x| list.contains(&x.as_str()));
     if opener || has(MODEL_SECOND_PERSON) {
         Some(Refusal::AssistantVoice)
-    } else if has(FIRST_PERSON_WORDS) {
+    } else if w
+        .iter()
+        .any(|x| x != "mine" && crate::words::is_any_first_person(x))
+    {
         Some(Refusal::FirstPerson)
     } else {
         None

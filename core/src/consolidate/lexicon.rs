@@ -5,15 +5,8 @@
 
 // ---- disclose
 
-/// Words that make a clause first-person about the user. "me" alone does not ("it's driving me
-/// mad").
-pub(crate) const FIRST_PERSON: &[&str] = &[
-    "i", "i'm", "im", "i've", "ive", "i'd", "my", "mine", "myself", "we", "we're", "our",
-];
-
-/// First-person words that can be a clause's subject.
-pub(crate) const SUBJECT_PRONOUNS: &[&str] =
-    &["i", "i'm", "im", "i've", "ive", "i'd", "we", "we're"];
+// The first person and the numbers are `crate::words`' classes (`is_first_person`,
+// `FIRST_PERSON_SUBJECTS`, `number_value`), shared with recall: defined once there.
 
 /// Clause openings (after filler words) that are not disclosures: hedges, wishes, requests,
 /// reactions and what the user is doing at this moment in the chat.
@@ -267,7 +260,7 @@ pub(crate) const COMPLEMENT_VERBS: &[&str] = &[
 ];
 
 /// Words that open an introductory phrase joined to the clause after its comma ("For my
-/// sister's birthday, I got her a yellow dress").
+/// sister's birthday, I got her a yellow dress"); a number does too ("Two years ago, …").
 pub(crate) const INTRODUCTORY: &[&str] = &[
     "for",
     "in",
@@ -285,8 +278,6 @@ pub(crate) const INTRODUCTORY: &[&str] = &[
     "over",
     "every",
     "back",
-    "two",
-    "three",
     "a",
     "about",
     "around",
@@ -395,11 +386,11 @@ pub(crate) const FILLER: &[&str] = &[
 /// subject of their own, see [`marked_splits`]).
 pub(crate) const SPLIT_WORDS: &[&str] = &["since", "because", "but", "though", "although", "so"];
 
-/// Subjects, of any person, that open a clause after "so" or "since" ("so I", "since it");
-/// [`SUBJECT_PRONOUNS`] are the user's own.
+/// Subjects of another person that open a clause after "so" or "since" ("since it"); the
+/// user's own are `words::FIRST_PERSON_SUBJECTS` and "my" ("so I", "so my").
 pub(crate) const SPLIT_SUBJECTS: &[&str] = &[
-    "i", "i'm", "im", "i've", "ive", "i'd", "i'll", "my", "we", "we're", "it", "it's", "its",
-    "that", "that's", "he", "she", "they", "they're", "there", "this", "you",
+    "my", "it", "it's", "its", "that", "that's", "he", "she", "they", "they're", "there", "this",
+    "you",
 ];
 
 /// States of the moment: "I'm stuck" says nothing that lasts.
@@ -595,9 +586,6 @@ pub(crate) const QUESTION_WORDS: &[&str] = &[
     "should", "any",
 ];
 
-/// First-person openings after which " and " starts a clause of its own.
-pub(crate) const AND_OPENINGS: &[&str] = &["i", "i'm", "im", "i've", "ive", "my", "i'd"];
-
 // ---- relative
 
 /// Words before a thing's name that make it a place or a service, not the thing a relative
@@ -731,10 +719,9 @@ pub(crate) const ELIDED_INFINITIVE: &[&str] = &[
 /// Childhood, stated alone ("I was a kid"): the rest of the sentence had the fact.
 pub(crate) const CHILDHOOD: &[&str] = &["kid", "child", "teenager", "teen", "baby", "boy", "girl"];
 
-/// Counts that stand for a noun said before ("two of my own").
-pub(crate) const NUMBERS: &[&str] = &[
-    "one", "two", "three", "four", "five", "six", "several", "few", "some", "many", "couple",
-];
+/// Counts that are no number and stand for a noun said before ("a few of my own"), beside
+/// `words::NUMBER_WORDS` ("two of my own").
+pub(crate) const QUANTIFIERS: &[&str] = &["several", "few", "some", "many", "couple"];
 
 // ---- answer
 
@@ -1142,10 +1129,6 @@ pub(crate) const MODEL_SECOND_PERSON: &[&str] = &[
     "you", "your", "you're", "you've", "you'll", "you'd", "yours", "yourself",
 ];
 
-pub(crate) const FIRST_PERSON_WORDS: &[&str] = &[
-    "i", "i'm", "i've", "i'd", "i'll", "me", "my", "myself", "we", "we're", "we've", "our", "ours",
-];
-
 /// Words of the fact's frame, not its substance: "User's name is Nadia" is grounded by "I'm
 /// Nadia", "User lives in Lisbon" is a copy of the example for "Lisbon" alone.
 pub(crate) const FRAME_WORDS: &[&str] = &["name", "named", "called", "live", "lived", "living"];
@@ -1162,20 +1145,8 @@ pub(crate) const VERBS: &[&str] = &[
 
 // ---- dates
 
-pub(crate) const NUMBER_WORDS: &[(&str, u32)] = &[
-    ("a", 1),
-    ("an", 1),
-    ("one", 1),
-    ("two", 2),
-    ("three", 3),
-    ("four", 4),
-    ("five", 5),
-    ("six", 6),
-    ("seven", 7),
-    ("eight", 8),
-    ("nine", 9),
-    ("ten", 10),
-];
+/// Articles that count one in a time ("a week ago", "an hour"), beside `words::NUMBER_WORDS`.
+pub(crate) const ARTICLE_ONE: &[(&str, u32)] = &[("a", 1), ("an", 1)];
 
 // ---- summary
 
@@ -1324,8 +1295,7 @@ pub(crate) const PRESENT_MARKERS: &[&str] = &[
 
 /// Counts a duration may give in words besides [`NUMBER_WORDS`] ("a couple of days", "the next
 /// few weeks").
-pub(crate) const MORE_COUNTS: &[(&str, u32)] =
-    &[("couple", 2), ("few", 3), ("eleven", 11), ("twelve", 12)];
+pub(crate) const MORE_COUNTS: &[(&str, u32)] = &[("couple", 2), ("few", 3)];
 
 /// Words for people: what "it" never points at ("… with my brother, I loved it").
 pub(crate) const PEOPLE: &[&str] = &[

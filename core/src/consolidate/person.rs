@@ -55,12 +55,9 @@ pub fn same_shape(rewrite: &str, ruled: &str, clause: &str) -> bool {
             .count()
     };
     // "… friends of mine": a first-person word the rewrite forgot.
-    let first_person = crate::words::tokens(rewrite).iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "i" | "me" | "my" | "mine" | "myself" | "i'm" | "i've"
-        )
-    });
+    let first_person = crate::words::tokens(rewrite)
+        .iter()
+        .any(|w| crate::words::is_any_first_person(w));
     let count = |t: &str, of: &[&str]| {
         crate::words::tokens(t)
             .iter()

@@ -8,15 +8,16 @@
 
 use chrono::{DateTime, Datelike, Days, Months, NaiveDate, NaiveTime, TimeDelta, Utc};
 
-use super::lexicon::{MORE_COUNTS, NUMBER_WORDS, PAST_MARKERS, PRESENT_MARKERS, UNTIL, WEEKDAYS};
+use super::lexicon::{ARTICLE_ONE, MORE_COUNTS, PAST_MARKERS, PRESENT_MARKERS, UNTIL, WEEKDAYS};
 use crate::words::month;
 
 fn number(w: &str) -> Option<u32> {
     w.parse()
         .ok()
         .filter(|n| (1..=366).contains(n))
+        .or_else(|| crate::words::number_value(w))
         .or_else(|| {
-            (NUMBER_WORDS.iter().chain(MORE_COUNTS))
+            (ARTICLE_ONE.iter().chain(MORE_COUNTS))
                 .find(|(n, _)| *n == w)
                 .map(|(_, v)| *v)
         })

@@ -330,33 +330,13 @@ const SITUATION: &[&str] = &[
     "expecting",
 ];
 
-/// Ages said in words, after "is": "My daughter Isla is six".
-const AGES: &[&str] = &[
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-];
-
 /// Whether `s` gives someone's age: "is six", "is 6".
 fn says_an_age(s: &Spaced) -> bool {
     let s = &s.line;
     s.match_indices(" is ").any(|(at, m)| {
         let next = s[at + m.len()..].split(' ').next().unwrap_or_default();
-        AGES.contains(&next)
+        // A child's age in words ("is six"): `words::NUMBER_WORDS` up to seventeen.
+        crate::words::number_value(next).is_some_and(|n| (1..=17).contains(&n))
             || (!next.is_empty() && next.len() <= 2 && next.chars().all(|c| c.is_ascii_digit()))
     })
 }

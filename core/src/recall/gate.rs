@@ -95,8 +95,6 @@ fn english_first_person(text: &str) -> bool {
         .filter(|w| !w.is_empty())
         .collect();
     words.iter().enumerate().any(|(k, w)| match *w {
-        "my" | "mine" | "myself" | "me" | "we" | "our" | "ours" | "us" | "i'm" | "i've" | "i'd"
-        | "i'll" | "im" | "we're" | "we've" => true,
         "i" => {
             !(k >= 2
                 && words[k - 2] == "how"
@@ -105,7 +103,7 @@ fn english_first_person(text: &str) -> bool {
                     "do" | "can" | "could" | "should" | "would" | "will" | "shall" | "must"
                 ))
         }
-        _ => false,
+        w => crate::words::is_any_first_person(w),
     })
 }
 

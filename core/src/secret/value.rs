@@ -236,20 +236,20 @@ fn spoken_digits(words: &[Word], j: usize) -> Option<(usize, usize)> {
     let mut after_tens = false;
     'words: for w in &words[j..] {
         for part in w.lower.split('-') {
-            let digits = match part {
-                "zero" | "oh" | "nought" => 1,
-                "one" | "two" | "three" | "four" | "five" | "six" | "seven" | "eight" | "nine" => {
-                    // "forty two": the unit fills the tens' second digit.
-                    if after_tens { 0 } else { 1 }
-                }
-                "ten" | "eleven" | "twelve" | "thirteen" | "fourteen" | "fifteen" | "sixteen"
-                | "seventeen" | "eighteen" | "nineteen" | "twenty" | "thirty" | "forty"
-                | "fifty" | "sixty" | "seventy" | "eighty" | "ninety" => 2,
-                "double" => {
+            // The numbers are `words::NUMBER_WORDS`; "oh" and "nought" are spoken zeros, and
+            // "hundred", "thousand" and "dozen" are no digits of a spoken code.
+            let value = crate::words::number_value(part)
+                .filter(|_| !matches!(part, "hundred" | "thousand" | "dozen"));
+            let digits = match (part, value) {
+                ("oh" | "nought", _) | (_, Some(0)) => 1,
+                // "forty two": the unit fills the tens' second digit.
+                (_, Some(1..=9)) => usize::from(!after_tens),
+                (_, Some(_)) => 2,
+                ("double", _) => {
                     times = 2;
                     continue;
                 }
-                "triple" => {
+                ("triple", _) => {
                     times = 3;
                     continue;
                 }
