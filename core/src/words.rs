@@ -250,6 +250,17 @@ pub fn is_count(word: &str) -> bool {
     number_value(word).is_some() || COUNT_ONLY.contains(&word)
 }
 
+/// The second person, each form once, and last its chat spellings ("u", "ur"), which the guards
+/// leave out: there a single "u" is as often a letter.
+pub const SECOND_PERSON: &[&str] = &[
+    "you", "your", "you're", "yours", "yourself", "you've", "you'll", "you'd", "u", "ur",
+];
+
+/// Whether a lower-case word is the second person as written out (not "u" or "ur").
+pub fn is_second_person_written_out(word: &str) -> bool {
+    SECOND_PERSON[..SECOND_PERSON.len() - 2].contains(&word)
+}
+
 /// The first person, each form once, by its part in a clause: the one class every rule that
 /// asks "is the user speaking of themself here?" reads, choosing the parts it means. Its
 /// subjects ("I", "we" and their contractions, with and without the apostrophe).
@@ -307,6 +318,33 @@ pub fn month(w: &str) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn each_word_class_is_defined_once_and_reads_as_its_parts() {
+        assert_eq!(number_value("seventeen"), Some(17));
+        assert_eq!(number_value("dozen"), Some(12));
+        assert_eq!(number_value("a"), None);
+        assert!(is_count("twice") && is_count("forty") && !is_count("fortnight"));
+        for w in ["i", "i'll", "we've", "ive", "my", "ours", "myself"] {
+            assert!(is_first_person(w), "{w}");
+        }
+        assert!(!is_first_person("me") && is_any_first_person("me") && is_any_first_person("us"));
+        assert!(!is_any_first_person("mean") && !is_any_first_person("you"));
+        assert!(is_second_person_written_out("you'd") && !is_second_person_written_out("u"));
+        assert!(SECOND_PERSON.contains(&"ur"));
+        // No word is in two parts of the first person.
+        let parts = [
+            FIRST_PERSON_SUBJECTS,
+            FIRST_PERSON_POSSESSIVES,
+            FIRST_PERSON_REFLEXIVES,
+            FIRST_PERSON_OBJECTS,
+        ];
+        let all: Vec<&str> = parts.iter().flat_map(|p| p.iter().copied()).collect();
+        let mut once = all.clone();
+        once.sort_unstable();
+        once.dedup();
+        assert_eq!(once.len(), all.len());
+    }
+
     #[test]
     fn fold_keeps_every_byte_where_it_was() {
         for text in [

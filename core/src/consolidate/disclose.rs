@@ -21,8 +21,7 @@ use super::lexicon::{
     INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE, NOT_FACTUAL, NOT_IN_A_NAME,
     NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING, PAST_VERBS, PLAN_OF_THE_MOMENT,
     POINTED_VERBS, POINTING, POINTING_SUBJECT, PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS,
-    REQUEST_NOUNS, REQUEST_OPENINGS, SECOND_PERSON, SPLIT_SUBJECTS, SPLIT_WORDS, THE_DAY, TITLES,
-    TRAILING, VAGUE,
+    REQUEST_NOUNS, REQUEST_OPENINGS, SPLIT_SUBJECTS, SPLIT_WORDS, THE_DAY, TITLES, TRAILING, VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
 use super::things::{bare_case, comma_pieces, last_title, my_one_thing, my_thing, my_things};
@@ -31,7 +30,9 @@ use crate::consolidate::plan::is_meta;
 use crate::consolidate::prompt::strip_recalled;
 use crate::language::Lang;
 use crate::session::Line;
-use crate::words::{FIRST_PERSON_SUBJECTS, bare, content_words, is_first_person, number_value};
+use crate::words::{
+    FIRST_PERSON_SUBJECTS, SECOND_PERSON, bare, content_words, is_first_person, number_value,
+};
 
 /// Self-disclosures rewritten per pass at most (the oldest unread): the spec's 12 candidates.
 pub const MAX_DISCLOSURES: usize = 12;

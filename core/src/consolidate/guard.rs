@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use super::lexicon::{ASSISTANT_OPENERS, FRAME_WORDS, MODEL_SECOND_PERSON, VERBS};
+use super::lexicon::{ASSISTANT_OPENERS, FRAME_WORDS, VERBS};
 pub use crate::refusal::Refusal;
 use crate::words::{content_words, occurs_in, tokens as words};
 
@@ -132,8 +132,10 @@ pub fn wrong_voice(text: &str) -> Option<Refusal> {
     let opener = ASSISTANT_OPENERS
         .iter()
         .any(|o| start == *o || start.starts_with(&format!("{o} ")));
-    let has = |list: &[&str]| w.iter().any(|x| list.contains(&x.as_str()));
-    if opener || has(MODEL_SECOND_PERSON) {
+    if opener
+        || w.iter()
+            .any(|x| crate::words::is_second_person_written_out(x))
+    {
         Some(Refusal::AssistantVoice)
     } else if w
         .iter()

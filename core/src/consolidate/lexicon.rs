@@ -1,6 +1,7 @@
 //! The lexicon of consolidation's rules: every word list the rules that find, drop and rewrite
 //! the user's self-disclosures read (disclose, relative, elsewhere, answer, person), the guards'
-//! and the summaries', in one place, each with what it is for. A rule names the list it
+//! and the summaries', in one place, each with what it is for. The classes recall and the
+//! secret detector share, the first and second person and the numbers, are `crate::words`'. A rule names the list it
 //! matched, so "why was this dropped?" has an answer (`rules`).
 
 // ---- disclose
@@ -575,11 +576,6 @@ pub(crate) const TRAILING: &[&str] = &[
     "also", "already", "yet", "lol", "haha", "anymore",
 ];
 
-/// Second-person words: a clause that holds one is addressed to the assistant.
-pub(crate) const SECOND_PERSON: &[&str] = &[
-    "you", "your", "you're", "yours", "yourself", "you've", "you'll", "you'd", "u", "ur",
-];
-
 /// Clauses that start with these are questions even without a question mark.
 pub(crate) const QUESTION_WORDS: &[&str] = &[
     "how", "what", "why", "where", "when", "which", "who", "is", "are", "do", "does", "can",
@@ -1123,10 +1119,6 @@ pub(crate) const ASSISTANT_OPENERS: &[&str] = &[
     "here's",
     "here is",
     "great question",
-];
-
-pub(crate) const MODEL_SECOND_PERSON: &[&str] = &[
-    "you", "your", "you're", "you've", "you'll", "you'd", "yours", "yourself",
 ];
 
 /// Words of the fact's frame, not its substance: "User's name is Nadia" is grounded by "I'm

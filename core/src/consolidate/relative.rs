@@ -6,7 +6,7 @@
 //! own, built only of the user's words.
 
 use super::lexicon::{
-    ADVERBS, INTENSIFIERS, NOT_A_DOING, NOT_FACTUAL, NOT_THE_THING, PREPOSITIONS, SECOND_PERSON,
+    ADVERBS, INTENSIFIERS, NOT_A_DOING, NOT_FACTUAL, NOT_THE_THING, PREPOSITIONS,
 };
 use super::things::{comma_pieces, last_title, my_thing};
 use crate::words::bare;
@@ -76,10 +76,9 @@ fn thing_at_end(piece: &str) -> Option<String> {
 fn statement(relative: &str, thing: &str) -> Option<String> {
     let words: Vec<&str> = relative.split_whitespace().collect();
     let lower: Vec<String> = words.iter().map(|w| bare(w)).collect();
-    if lower
-        .iter()
-        .any(|w| SECOND_PERSON.contains(&w.as_str()) || NOT_FACTUAL.contains(&w.as_str()))
-    {
+    if lower.iter().any(|w| {
+        crate::words::SECOND_PERSON.contains(&w.as_str()) || NOT_FACTUAL.contains(&w.as_str())
+    }) {
         return None;
     }
     // "which took me 10 hours to complete": the thing is what the user completed.
