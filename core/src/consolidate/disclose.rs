@@ -1976,10 +1976,14 @@ fn split_at_and_i(clause: &str) -> Vec<String> {
         });
         // "She's still in potty-training, and I've been using …": a clause with a subject of
         // its own (the user, or the "she"/"it" it opens with) ends where "and I" starts.
-        let has_subject = left.iter().any(|w| is_first_person(&bare(w)))
-            || left
-                .first()
-                .is_some_and(|w| POINTING_SUBJECT.contains(&bare(w).as_str()));
+        // Not "I'll": a plan goes on through "and" ("I'll make sure to keep comfortable shoes
+        // and my valuables safe", "I'll bring a jacket and my umbrella").
+        let has_subject = left.iter().any(|w| {
+            let w = bare(w);
+            w != "i'll" && is_first_person(&w)
+        }) || left
+            .first()
+            .is_some_and(|w| POINTING_SUBJECT.contains(&bare(w).as_str()));
         if bare(words[i]) == "and"
             && (opens_the_users_clause(&bare(words[i + 1])) || wondering)
             && has_subject
