@@ -100,6 +100,15 @@ fn every_case_keeps_and_drops_what_its_data_file_says() {
         return;
     }
     assert!(cases.len() >= 40, "the file holds the cases");
+    let unsourced: Vec<&str> = cases
+        .iter()
+        .filter(|c| c.source.is_none())
+        .map(|c| c.user.as_str())
+        .collect();
+    assert!(
+        unsourced.is_empty(),
+        "cases without a source (a dataset, or \"hand\"): {unsourced:?}"
+    );
     let mut moved = Vec::new();
     for (i, c) in cases.iter().enumerate() {
         let got = verdicts(c);
