@@ -4,8 +4,10 @@ see what a rule change moves, byte for byte, before any benchmark is run.
 
 The corpus: each user turn (with the assistant turn before it, the question it may answer) of
   - LongMemEval's development half (--dev, the dev.jsonl of the shared data), every record
-    outside the two held-out slices (the spent one and the fresh one, both built here exactly as
-    docs/benchmarks.md builds them), and
+    outside the two held-out slices (the spent one and the "fresh" one, both built here exactly as
+    docs/benchmarks.md builds them; the fresh one holds the 36 records earlier rounds read as
+    "tune2", so its one score is a validation figure: no unread record of the three main types is
+    left in the development half), and
   - the Synthetic-Persona-Chat `valid` slice in tests/data/persona-chat (User 1 as the user).
 The held-out slices' turns are never read here.
 
