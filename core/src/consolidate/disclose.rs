@@ -599,11 +599,19 @@ fn doing_left_out(clause: &str) -> bool {
         && second != "it"
 }
 
-/// `text` with its first letter in lower case.
+/// `text` with its first letter in lower case, where that is one letter: "İ" would become "i"
+/// and a combining dot, a word the user never typed, so it stays as typed.
 fn lower_first(text: &str) -> String {
     let mut c = text.chars();
-    c.next()
-        .map_or_else(String::new, |f| f.to_lowercase().chain(c).collect())
+    let Some(f) = c.next() else {
+        return String::new();
+    };
+    let lower: String = f.to_lowercase().collect();
+    if lower.chars().count() == 1 {
+        lower + c.as_str()
+    } else {
+        text.to_string()
+    }
 }
 
 /// Whether `clause` tells something of the user's about the clause before: a relative clause
