@@ -381,6 +381,16 @@ fn the_pass_explains_its_verdicts_and_keeps_months_names_possessions_and_times_b
     session(&env, "s3", &["Working on a novel about sailors."]);
     let out = env.log(&["memory", "consolidate", "--explain"]).ok();
     assert!(out.contains("[rules: no_subject, doing_left_out]"), "{out}");
+    session(
+        &env,
+        "s4",
+        &["I adopted a cat last weekend, her name is Mochi."],
+    );
+    let out = env.log(&["memory", "consolidate", "--explain"]).ok();
+    assert!(
+        out.contains("  joined   s4:1  her name is Mochi  [with_the_clause_before"),
+        "{out}"
+    );
 }
 
 /// `sessions/<id>.jsonl` of these `(role, content)` turns, each at `ts`; its mtime set to

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Context as _;
 use chrono::Utc;
-use localm_core::consolidate::rules::Rule;
+use localm_core::consolidate::rules::{Does, Rule};
 use localm_core::consolidate::{self, LoadGenerator, Pass, Report, Status};
 use localm_core::id::Fnv;
 use localm_core::models::{Embedder, Generator, ModelError};
@@ -221,8 +221,14 @@ fn explained(r: &Report) -> String {
                 } else {
                     format!("  (after {})", names(before))
                 };
+                // A clause joined to the one before is in that fact, not dropped.
+                let verdict = if rule.row().does == Does::Join {
+                    "joined "
+                } else {
+                    "dropped"
+                };
                 out.push_str(&format!(
-                    "  dropped  {at}  {}  [{}{on}: {}]{after}\n",
+                    "  {verdict}  {at}  {}  [{}{on}: {}]{after}\n",
                     visible(&e.clause),
                     rule.name(),
                     rule.why()
