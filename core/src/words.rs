@@ -278,6 +278,12 @@ pub const FIRST_PERSON_REFLEXIVES: &[&str] = &["myself", "ourselves"];
 /// me mad").
 pub const FIRST_PERSON_OBJECTS: &[&str] = &["me", "us"];
 
+/// Whether a word as typed is in capitals ("US", "ME", "UK"): an acronym, never a pronoun.
+pub fn is_acronym(word: &str) -> bool {
+    let letters = word.chars().filter(|c| c.is_alphabetic()).count();
+    letters > 1 && !word.chars().any(char::is_lowercase)
+}
+
 /// Whether a lower-case word is the first person as a subject, a possessive or a reflexive:
 /// the words that make a clause about the user.
 pub fn is_first_person(word: &str) -> bool {

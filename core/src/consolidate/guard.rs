@@ -121,7 +121,7 @@ pub fn repetition_loop(text: &str) -> Option<Refusal> {
 /// ("ME", "US") is an acronym, not a pronoun; "mine" is not counted (a coal mine).
 pub fn wrong_voice(text: &str) -> Option<Refusal> {
     let start = words(text).join(" ");
-    let acronym = |x: &&str| x.len() > 1 && x.chars().all(|c| !c.is_lowercase());
+    let acronym = |x: &&str| crate::words::is_acronym(x);
     let w = words(
         &text
             .split_whitespace()

@@ -8,7 +8,7 @@ use super::lexicon::{
     CONJUGATION_ADVERBS, COORDINATED_VERBS, EXPANDED, HABITS, NOT_NAMES, SAME_IN_THE_PAST,
     UNCHANGED, WEEKDAYS,
 };
-use crate::words::{content_words, occurs_in};
+use crate::words::{content_words, is_acronym, occurs_in};
 
 /// "I'm Priya" / "I am Priya": the user's name, when the clause is a name alone.
 fn name_of(clause: &str) -> Option<String> {
@@ -54,10 +54,12 @@ pub fn same_shape(rewrite: &str, ruled: &str, clause: &str) -> bool {
             .filter(|p| matches!(p[0].as_str(), "is" | "i'm" | "am") && p[1].ends_with("ing"))
             .count()
     };
-    // "… friends of mine": a first-person word the rewrite forgot.
-    let first_person = crate::words::tokens(rewrite)
-        .iter()
-        .any(|w| crate::words::is_any_first_person(w));
+    // "… friends of mine": a first-person word the rewrite forgot ("the US team" has none).
+    let first_person = rewrite
+        .split_whitespace()
+        .filter(|w| !is_acronym(w))
+        .flat_map(crate::words::tokens)
+        .any(|w| crate::words::is_any_first_person(&w));
     let count = |t: &str, of: &[&str]| {
         crate::words::tokens(t)
             .iter()
@@ -180,7 +182,8 @@ impl Conjugating {
             }
             _ => {}
         }
-        if let Some(p) = pronoun(lower, about_user, after_and) {
+        // "the US team": a word in capitals is an acronym, never "us".
+        if let Some(p) = pronoun(lower, about_user, after_and).filter(|_| !is_acronym(w)) {
             return Some(p.into());
         }
         if !self.verb_next {
@@ -486,6 +489,11 @@ mod tests {
                 "User lives in the country and only listens to country music",
             ),
             ("I like cats and dogs", "User likes cats and dogs"),
+            // A word in capitals is an acronym, not a pronoun (persona-valid).
+            (
+                "I'm always rooting for the US team",
+                "User is always rooting for the US team",
+            ),
             // "our" is the user's too: the guard refuses a fact with "our" left in.
             (
                 "I'm looking forward to our team hike at Mount Tamalpais",
@@ -516,6 +524,18 @@ mod tests {
         ] {
             assert_eq!(third_person(clause), fact, "{clause}");
         }
+    }
+
+    #[test]
+    fn a_rewrite_with_an_acronym_keeps_its_shape() {
+        let clause = "I'm always rooting for the US team";
+        let ruled = third_person(clause);
+        assert!(same_shape(
+            "User is always rooting for the US team",
+            &ruled,
+            clause
+        ));
+        assert!(!same_shape("User is always rooting for us", &ruled, clause));
     }
 
     #[test]
