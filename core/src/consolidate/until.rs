@@ -137,7 +137,8 @@ pub fn valid_until(clause: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>
 /// A plan with a day or a week ("I have a night shift on Monday", "Tomorrow I have a dentist
 /// appointment", "I have a Rust study session this week", "next week I have three exams"): it
 /// holds until the end of that day or week, never for good. "every Monday" and "on Mondays" are
-/// habits and bound nothing.
+/// habits and bound nothing; a day's name is a time only where it opens the clause or follows
+/// "on", "this", "next", "coming" or "by" ("my favorite movie is Friday" names a film).
 fn planned_day(w: &[String], at: NaiveDate) -> Option<DateTime<Utc>> {
     let get = |i: usize| w.get(i).map(String::as_str);
     for i in 0..w.len() {
@@ -147,7 +148,12 @@ fn planned_day(w: &[String], at: NaiveDate) -> Option<DateTime<Utc>> {
             (Some("tonight"), _) => Some(at),
             (Some("this"), Some("week" | "weekend")) => Some(end_of_week(at)),
             (Some("next"), Some("week" | "weekend")) => Some(end_of_week(at) + Days::new(7)),
-            (Some(d), _) if before != Some("every") => {
+            (Some(d), _)
+                if matches!(
+                    before,
+                    None | Some("on" | "this" | "next" | "coming" | "by")
+                ) =>
+            {
                 let Some(k) = WEEKDAYS.iter().position(|w| *w == d) else {
                     continue;
                 };
@@ -364,6 +370,9 @@ mod tests {
             ),
             ("Next week I have three exams", Some("2026-12-13T23:59:59Z")),
             ("I work night shifts every Monday", None),
+            // A day's name that is no time (persona-valid: a film; hand: a liking).
+            ("my favorite movie is Friday", None),
+            ("My favorite day of the week is Saturday", None),
             ("I play football on Mondays", None),
         ]);
     }
