@@ -256,9 +256,12 @@ pub const SECOND_PERSON: &[&str] = &[
     "you", "your", "you're", "yours", "yourself", "you've", "you'll", "you'd", "u", "ur",
 ];
 
+/// The chat spellings of [`SECOND_PERSON`].
+const SECOND_PERSON_CHAT: &[&str] = &["u", "ur"];
+
 /// Whether a lower-case word is the second person as written out (not "u" or "ur").
 pub fn is_second_person_written_out(word: &str) -> bool {
-    SECOND_PERSON[..SECOND_PERSON.len() - 2].contains(&word)
+    SECOND_PERSON.contains(&word) && !SECOND_PERSON_CHAT.contains(&word)
 }
 
 /// The first person, each form once, by its part in a clause: the one class every rule that

@@ -100,8 +100,8 @@ pub enum MemoryCommand {
         /// Print {"status", "reason", "added", "updated", "deleted", "proposed", "episodic", ...}.
         #[arg(long)]
         json: bool,
-        /// Also show every clause of yours the pass read: kept (as what), or the rule that
-        /// dropped it and why.
+        /// Also show every clause of yours the pass read: kept (as what), joined to the fact
+        /// before it, or the rule that dropped it and why, with every rule that fired on the way.
         #[arg(long)]
         explain: bool,
     },
