@@ -5,7 +5,20 @@
 //! detector ranks it first or gives it at least [`ENGLISH_AT_LEAST`], so no English turn loses
 //! its facts to a guess (measured in docs/benchmarks.md).
 
-pub mod words;
+pub mod reader;
+pub mod unread;
+
+pub mod de;
+pub mod en;
+pub mod es;
+pub mod fr;
+pub mod id;
+pub mod it;
+pub mod ja;
+pub mod ko;
+pub mod nl;
+pub mod pt;
+pub mod zh;
 
 use std::sync::LazyLock;
 
@@ -13,6 +26,23 @@ use lingua::{Language, LanguageDetector, LanguageDetectorBuilder};
 
 use crate::words::{is_han, is_hangul, is_kana};
 use serde::{Deserialize, Serialize};
+
+/// The content words of `text` (`crate::words::content_words`) without the grammar words of
+/// the language its grammar says it is in ("Où est-ce que j'habite ?" → "j'habite"): what
+/// recall and the same-fact rule compare. English text, and text in no reader's grammar, keeps
+/// `crate::words`' own (English) list alone.
+pub fn content_words(text: &str) -> Vec<String> {
+    let words = crate::words::content_words(text);
+    let Some(grammar) = reader::grammar_of(&crate::words::tokens(text)) else {
+        return words;
+    };
+    let is_grammar = |w: &str| {
+        grammar
+            .iter()
+            .any(|g| *g == w || (g.ends_with('s') && crate::words::stem(g) == w))
+    };
+    words.into_iter().filter(|w| !is_grammar(w)).collect()
+}
 
 /// A language memory tells apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use crate::words::content_words;
+use crate::language::content_words;
 
 /// Content-word overlap (Jaccard) at which two facts are the same fact.
 pub const SAME_JACCARD: f32 = 0.8;

@@ -3,7 +3,7 @@
 //! are the same word.
 
 /// Words too common to say what a fact is about.
-const STOP_WORDS: &[&str] = &[
+pub const STOP_WORDS: &[&str] = &[
     "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
     "at", "be", "been", "before", "being", "but", "by", "can", "could", "did", "do", "does",
     "doing", "don't", "for", "from", "had", "has", "have", "having", "he", "her", "here", "him",

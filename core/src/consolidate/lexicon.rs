@@ -394,63 +394,7 @@ pub(crate) const SPLIT_SUBJECTS: &[&str] = &[
     "you",
 ];
 
-/// States of the moment: "I'm stuck" says nothing that lasts.
-pub(crate) const PASSING: &[&str] = &[
-    "fine",
-    "good",
-    "great",
-    "back",
-    "done",
-    "sure",
-    "lost",
-    "confused",
-    "stuck",
-    "tired",
-    "glad",
-    "happy",
-    "sorry",
-    "ready",
-    "busy",
-    "bored",
-    "curious",
-    "excited",
-    "worried",
-    "afraid",
-    "aware",
-    "agree",
-    "see",
-    "wondering",
-    "trying",
-    "asking",
-    "thinking",
-    "guessing",
-    "mad",
-    "annoyed",
-    "frustrated",
-    "late",
-    "home",
-    "away",
-    "free",
-    "new",
-    "confident",
-    "fun",
-    "interested",
-    "well",
-    "alright",
-    "okay",
-    "jealous",
-    "impressed",
-    "surprised",
-    "appreciate",
-    "welcome",
-    "same",
-    "nice",
-    "cool",
-    "true",
-    "nervous",
-    "scared",
-    "serious",
-];
+pub(crate) use crate::language::en::PASSING;
 
 /// Degree words a state of the moment may carry ("just a little tired", "100% agree").
 pub(crate) const INTENSIFIERS: &[&str] = &[
@@ -1416,16 +1360,7 @@ pub(crate) const NOT_IN_A_NAME: &[&str] = &[
     "yesterday",
 ];
 
-/// The days of the week, from Monday.
-pub(crate) const WEEKDAYS: &[&str] = &[
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-];
+pub(crate) use crate::language::en::WEEKDAYS;
 
 /// Words that open the end of a bounded time ("until Friday", "through March").
 pub(crate) const UNTIL: &[&str] = &["until", "till", "til", "through", "thru"];

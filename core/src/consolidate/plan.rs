@@ -4,11 +4,11 @@
 //! UPDATE keeps both facts; a rejected correction is not proposed again.
 
 use super::lexicon::WEEKDAYS;
+use crate::language::content_words;
 use crate::record::{Kind, Record, SYNTH_IMPORTANCE_CAP};
 use crate::refusal::Refusal;
 use crate::same_fact::{Overlap, key as fact_key, overlap};
 use crate::store::corrections::{Correction, CorrectionOp, CorrectionStatus};
-use crate::words::content_words;
 
 /// A change to a trusted fact is proposed only at or above this confidence.
 pub const HIGH_CONFIDENCE: f32 = 0.8;

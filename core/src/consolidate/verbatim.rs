@@ -1,11 +1,12 @@
 //! A turn in a language the English rules do not read: its sentences that speak of the user in
 //! the first person, kept exactly as the user wrote them (never rewritten, never translated).
-//! What counts as the first person is one row per language (`language::words`); the rest of the
+//! What counts as the first person, a listener opener, a sentence whose unsaid subject is the
+//! writer's, and what passes are the language's reader's (`language::reader`); the rest of the
 //! rules (a question, a secret, too short, too long, a placeholder) are the English rules' own.
 
 use super::rules::{Dropped, Rule};
 use crate::language::Lang;
-use crate::language::words::{self, Words, first_person, says_any, says_phrase};
+use crate::language::reader::{self, Reader, first_person, says_any, says_phrase};
 
 /// A sentence of fewer words (characters, in a language without spaces) says too little; of
 /// more, it is not one fact.
@@ -18,21 +19,24 @@ const MAX_CHARS: usize = 64;
 /// the rule that dropped it. A language without a row drops every sentence by
 /// [`Rule::Language`].
 pub fn read(text: &str, lang: Lang) -> Vec<(&str, Result<(), Dropped>)> {
-    let row = words::of(lang);
+    let row = reader::of(lang);
     sentences(text)
         .into_iter()
         .map(|s| {
-            let verdict = match row {
-                None => Err(Dropped::by(Rule::Language)),
-                Some(row) => verdict(s, row),
-            };
-            (s, verdict)
+            match row {
+                None => (s, Err(Dropped::by(Rule::Language))),
+                // What follows a listener opener ("te cuento: …") is read, and kept, alone.
+                Some(row) => {
+                    let s = reader::without_opener(s, row);
+                    (s, verdict(s, row))
+                }
+            }
         })
         .collect()
 }
 
 /// The verdict on one sentence in `row`'s language.
-fn verdict(s: &str, row: &Words) -> Result<(), Dropped> {
+fn verdict(s: &str, row: &Reader) -> Result<(), Dropped> {
     if s.contains(['?', '？']) || s.starts_with('¿') {
         return Err(Dropped::by(Rule::Question));
     }
@@ -58,14 +62,15 @@ fn verdict(s: &str, row: &Words) -> Result<(), Dropped> {
     if s.contains(['[', ']', '{', '}']) {
         return Err(Dropped::by(Rule::Placeholder));
     }
-    if !first_person(s, row) {
+    if !first_person(s, row) && !reader::unsaid_but_mine(s, row) {
         return Err(Dropped::by(Rule::NotFirstPerson));
     }
     if let Some(you) = says_any(s, row, row.you) {
         return Err(Dropped::on(Rule::Addressed, you));
     }
     let folded = crate::words::fold(s);
-    let unspaced = row.lang.unspaced();
+    // Korean words take endings ("피곤해요"): its passing words open a word, matched anywhere.
+    let unspaced = row.lang.unspaced() || row.lang == Lang::Korean;
     if let Some(p) = row
         .passing
         .iter()
@@ -151,5 +156,60 @@ mod tests {
             ["저는 서울에 살고 있어요."]
         );
         assert!(kept("Меня зовут Ольга, я врач.", Lang::Other).is_empty());
+    }
+
+    /// Moods, reactions and the moment pass in every read language: none is kept (issue #50's
+    /// sessions, and written here).
+    #[test]
+    fn moods_and_reactions_are_never_kept() {
+        for (text, lang) in [
+            ("Franchement je suis crevée en ce moment.", Lang::French),
+            ("Ich bin gerade total müde.", Lang::German),
+            ("我最近心情不太好。", Lang::Chinese),
+            ("jajaja qué bueno, me encanta.", Lang::Spanish),
+            ("Estoy muy cansada esta semana.", Lang::Spanish),
+            ("Sono stanchissima oggi.", Lang::Italian),
+            ("Eu estou tão cansado, kkkk.", Lang::Portuguese),
+            ("Ik ben zo moe vandaag.", Lang::Dutch),
+            ("Saya capek banget hari ini.", Lang::Indonesian),
+            ("저는 요즘 너무 피곤해요.", Lang::Korean),
+            ("私は今日すごく疲れました。", Lang::Japanese),
+            ("Je suis trop contente, merci !", Lang::French),
+        ] {
+            assert!(kept(text, lang).is_empty(), "{text}");
+        }
+    }
+
+    /// What follows a listener opener is read; a sentence with no "I" is the writer's where the
+    /// language leaves its subject out (Japanese, Korean), not where it says it.
+    #[test]
+    fn openers_and_unsaid_subjects() {
+        assert_eq!(
+            kept("Pues te cuento: me he mudado a Bilbao.", Lang::Spanish),
+            ["me he mudado a Bilbao."]
+        );
+        assert_eq!(
+            kept(
+                "Weißt du, ich bin letztes Jahr nach Bremen gezogen.",
+                Lang::German
+            ),
+            ["ich bin letztes Jahr nach Bremen gezogen."]
+        );
+        assert_eq!(
+            kept("告诉你，我搬到上海了。", Lang::Chinese),
+            ["我搬到上海了。"]
+        );
+        assert_eq!(
+            kept("大阪で看護師をしています。", Lang::Japanese),
+            ["大阪で看護師をしています。"]
+        );
+        assert_eq!(
+            kept("서울에서 디자이너로 일하고 있어요.", Lang::Korean),
+            ["서울에서 디자이너로 일하고 있어요."]
+        );
+        // Another subject, or a thing pointed at: not the writer's.
+        assert!(kept("彼女は大阪で看護師をしています。", Lang::Japanese).is_empty());
+        assert!(kept("この映画はとても長いです。", Lang::Japanese).is_empty());
+        assert!(kept("Les voitures sont belles et rapides.", Lang::French).is_empty());
     }
 }

@@ -84,7 +84,7 @@ pub fn for_model(id: &str) -> Gates {
 /// "remind me…"), other than the generic how-to "how do I …" / "how can I …"; beyond English, a
 /// first-person word of its language ("mon", "我").
 pub fn is_about_user(text: &str) -> bool {
-    english_first_person(text) || crate::language::words::about_the_writer(text)
+    english_first_person(text) || crate::language::reader::about_the_writer(text)
 }
 
 /// The English of [`is_about_user`].

@@ -3,7 +3,8 @@
 //! does not change between queries: its standing constraint (`constraint.rs`), and whether it
 //! carries a date (`when.rs`).
 
-pub use crate::words::{STEM, content_words, stem};
+pub use crate::language::content_words;
+pub use crate::words::{STEM, stem};
 
 use std::collections::HashMap;
 

@@ -442,3 +442,79 @@ fn a_fact_whose_time_ran_out_is_not_recalled() {
     assert!(ids(&run(&gone, &lexical, "am I on antibiotics?")).is_empty());
     assert!(ids(&run(&gone, &lexical, "what do I like?")).is_empty());
 }
+
+/// Grammar words match nothing in any read language: "Où est-ce que j'habite ?" brought the
+/// home, the mood, the Netflix password and the door code (issue #50: shared "est", "ce",
+/// "où"); secrets named beyond English are never recalled either.
+#[test]
+fn grammar_words_recall_nothing_in_any_language() {
+    let fr = vec![
+        rec(
+            "aa000001",
+            "J'habite à Lyon depuis cinq ans",
+            Source::User,
+            0.8,
+        ),
+        rec(
+            "aa000002",
+            "Je suis fan de cyclisme, c'est ma passion",
+            Source::User,
+            0.8,
+        ),
+        rec(
+            "aa000003",
+            "Mon mot de passe Netflix c'est praline2015",
+            Source::User,
+            0.8,
+        ),
+        rec(
+            "aa000004",
+            "Le code de la porte est 4B12",
+            Source::User,
+            0.8,
+        ),
+    ];
+    let lexical = Semantic::Unavailable(Degrade::NoEmbedder);
+    let r = run(&fr, &lexical, "Où est-ce que j'habite ?");
+    assert_eq!(ids(&r), ["aa000001"], "{r:?}");
+    let es = vec![
+        rec(
+            "bb000001",
+            "Me dedico a la enfermería en Bilbao",
+            Source::User,
+            0.8,
+        ),
+        rec(
+            "bb000002",
+            "jajaja qué bueno lo de la playa",
+            Source::User,
+            0.8,
+        ),
+        rec(
+            "bb000003",
+            "mi contraseña del correo es Girasol2024",
+            Source::User,
+            0.8,
+        ),
+    ];
+    let r = run(&es, &lexical, "¿A qué me dedico?");
+    assert_eq!(ids(&r), ["bb000001"], "{r:?}");
+    let r = run(&es, &lexical, "¿Cuál es mi contraseña del correo?");
+    assert!(!ids(&r).contains(&"bb000003"), "{r:?}");
+    let de = vec![
+        rec(
+            "cc000001",
+            "Ich habe einen Dackel namens Fritz",
+            Source::User,
+            0.8,
+        ),
+        rec(
+            "cc000002",
+            "Meine Geheimzahl für die EC-Karte ist 7391",
+            Source::User,
+            0.8,
+        ),
+    ];
+    let r = run(&de, &lexical, "Wie heißt mein Hund?");
+    assert!(!ids(&r).contains(&"cc000002"), "{r:?}");
+}

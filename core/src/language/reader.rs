@@ -1,0 +1,308 @@
+//! A language memory reads, as one value: every word list a guard needs to read it, each a
+//! required field ([`Reader`]), so a language cannot be added with a guard left out (a struct
+//! literal without a field does not compile, and `every_reader_fills_every_part` fails on an
+//! empty one). One file a language beside this one holds its reader; [`READERS`] lists them.
+//! English is one reader among them: its clause engine (`consolidate::disclose`) reads more of
+//! English than these parts, but the parts every language shares are read from here.
+
+use super::Lang;
+
+/// Everything memory needs to read one language.
+pub struct Reader {
+    pub lang: Lang,
+    /// "I", "my", "me" as whole words (and, in Spanish, Italian and Portuguese, which drop the
+    /// pronoun, the first person of their commonest verbs: "tengo", "lavoro").
+    pub first_person: &'static [&'static str],
+    /// Openings of a word that are the first person ("j'" of "j'ai"; "저는"), or, in a
+    /// language without spaces, the first person anywhere in the text ("我", "私").
+    pub first_person_openings: &'static [&'static str],
+    /// How a sentence that does not say "I" is still the user's.
+    pub unsaid_subject: Unsaid,
+    /// "you", "your": a sentence that speaks to the assistant is not a fact about the user.
+    pub you: &'static [&'static str],
+    /// What a speaker says to open a sentence to the listener ("te cuento", "weißt du",
+    /// "告诉你"): left out before "you" is looked for, so the sentence after it is read.
+    pub listener_openers: &'static [&'static str],
+    /// What passes: moods, reactions, the moment, the chat itself ("je suis crevée", "gerade",
+    /// "jajaja", "心情"), matched as whole words (anywhere, without spaces): never a fact.
+    pub passing: &'static [&'static str],
+    /// Grammar words recall ignores ("est", "ce", "où"): they say nothing of what a text is
+    /// about.
+    pub grammar: &'static [&'static str],
+    /// The names of a secret ("contraseña", "Geheimzahl", "密码", "비밀번호"): a value after
+    /// one is refused on every write path (`crate::secret`), whatever language the text is in.
+    pub secret_names: &'static [&'static str],
+    /// Plan and time words: what bounds a fact in time (`valid_until`).
+    pub times: Times,
+}
+
+/// How a sentence without a pronoun is still its writer's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unsaid {
+    /// The language says its subject: a sentence without the first person is not about the
+    /// writer (English, French, German, Dutch).
+    Said,
+    /// The subject is left out, the verb's ending says it: the first-person forms of the
+    /// commonest verbs are listed in `first_person` (Spanish, Italian, Portuguese).
+    InTheVerb,
+    /// The subject is left out when it is the writer: a statement with no other subject (no
+    /// "you", no one else named as its topic) is the writer's (Japanese, Korean, Chinese,
+    /// Indonesian chat). `others` are the words that give a sentence another subject.
+    Dropped { others: &'static [&'static str] },
+}
+
+/// The words that bound a plan in time, read against when the user said it.
+pub struct Times {
+    /// A day from when it is said: ("mañana", 1), ("übermorgen", 2).
+    pub days: &'static [(&'static str, u32)],
+    /// A week from when it is said, ending on its Sunday: ("esta semana", 0), ("nächste
+    /// Woche", 1).
+    pub weeks: &'static [(&'static str, u32)],
+    /// The days of the week, Monday first, each in every spelling: a day named bounds a plan
+    /// to its next coming ("Nächsten Dienstag habe ich ein Vorstellungsgespräch").
+    pub weekdays: [&'static [&'static str]; 7],
+    /// Words of a habit ("jeden", "cada", "每"): a day named after one bounds nothing.
+    pub habits: &'static [&'static str],
+}
+
+/// Every reader, English first.
+pub const READERS: &[&Reader] = &[
+    &super::en::READER,
+    &super::fr::READER,
+    &super::es::READER,
+    &super::it::READER,
+    &super::pt::READER,
+    &super::de::READER,
+    &super::nl::READER,
+    &super::id::READER,
+    &super::ko::READER,
+    &super::zh::READER,
+    &super::ja::READER,
+];
+
+/// The reader of `lang`, if memory reads it.
+pub fn of(lang: Lang) -> Option<&'static Reader> {
+    READERS.iter().find(|r| r.lang == lang).copied()
+}
+
+/// "I" and "my" of the Latin-script languages that no English text says (not "me", "mi", "ma"
+/// or a verb): enough to tell a message is about its writer without the detector.
+const SURELY_FIRST_PERSON: &[&str] = &[
+    "je", "j'", "mon", "mes", "moi", "yo", "mis", "mí", "io", "mio", "mia", "miei", "eu", "meu",
+    "minha", "meus", "minhas", "ich", "mein", "meine", "meinen", "meinem", "meiner", "mich", "mir",
+    "ik", "mijn", "mij", "saya", "aku",
+];
+
+/// Whether `s` speaks of its writer in a language beyond English: by the reader of its script's
+/// language (Chinese, Japanese, Korean), or by a Latin-script "I" or "my" no English text says.
+/// No detector runs: recall asks this on the chat path.
+pub fn about_the_writer(s: &str) -> bool {
+    match super::by_script(s) {
+        Some(lang) => of(lang).is_some_and(|r| r.lang != Lang::English && first_person(s, r)),
+        None => words_of(s).iter().any(|w| {
+            SURELY_FIRST_PERSON
+                .iter()
+                .any(|f| w == f || (f.ends_with('\'') && w.starts_with(f)))
+        }),
+    }
+}
+
+/// The first of `listed` that `s` says: as a whole word (an entry ending in an apostrophe opens
+/// one), or anywhere in a language without spaces.
+pub fn says_any(s: &str, reader: &Reader, listed: &[&'static str]) -> Option<&'static str> {
+    if reader.lang.unspaced() {
+        return listed.iter().find(|w| s.contains(*w)).copied();
+    }
+    let words = words_of(s);
+    listed
+        .iter()
+        .find(|l| {
+            words
+                .iter()
+                .any(|w| w == *l || (l.ends_with('\'') && w.starts_with(*l)))
+        })
+        .copied()
+}
+
+/// Whether `folded` holds `phrase`: as whole words, or anywhere in a language without spaces.
+pub fn says_phrase(folded: &str, phrase: &str, unspaced: bool) -> bool {
+    folded.match_indices(phrase).any(|(i, _)| {
+        let before = folded[..i].chars().next_back();
+        let after = folded[i + phrase.len()..].chars().next();
+        let apart = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+        unspaced || (apart(before) && (phrase.ends_with('\'') || apart(after)))
+    })
+}
+
+/// The words of `s`, lower-cased, an apostrophe kept inside ("j'ai"; typographic ones made
+/// plain).
+pub fn words_of(s: &str) -> Vec<String> {
+    s.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.replace('\u{2019}', "'").to_lowercase())
+        .collect()
+}
+
+/// Whether `s` says "I", "my" or "me" as `reader`'s language does.
+pub fn first_person(s: &str, reader: &Reader) -> bool {
+    if reader.lang.unspaced() {
+        return reader.first_person_openings.iter().any(|o| s.contains(o));
+    }
+    words_of(s).iter().any(|w| {
+        reader.first_person.contains(&w.as_str())
+            || reader
+                .first_person_openings
+                .iter()
+                .any(|o| w.starts_with(o))
+    })
+}
+
+/// Whether `s`, which does not say "I", is still its writer's: in a language that drops the
+/// subject, a statement that gives itself no other subject.
+pub fn unsaid_but_mine(s: &str, reader: &Reader) -> bool {
+    match reader.unsaid_subject {
+        Unsaid::Said | Unsaid::InTheVerb => false,
+        Unsaid::Dropped { others } => says_any(s, reader, others).is_none(),
+    }
+}
+
+/// `s` without a listener opener at its start ("Pues te cuento: me he mudado a Bilbao" → "me he
+/// mudado a Bilbao"): a slice of `s`, cut at a character boundary of `s` itself.
+pub fn without_opener<'a>(s: &'a str, reader: &Reader) -> &'a str {
+    let folded = crate::words::fold(s);
+    for opener in reader.listener_openers {
+        // The opener stands in the first words: after at most one word ("Pues", "Ja,").
+        let Some(at) = folded.find(opener) else {
+            continue;
+        };
+        let head = &folded[..at];
+        let near = head.split_whitespace().count() <= 1 && head.chars().count() <= 12;
+        let end = at + opener.len();
+        let whole = reader.lang.unspaced()
+            || folded[end..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric());
+        if near && whole {
+            let rest = s[end..].trim_start_matches(|c: char| {
+                c.is_whitespace() || matches!(c, ',' | ':' | ';' | '，' | '：' | '、' | '-' | '—')
+            });
+            if rest.chars().any(char::is_alphanumeric) {
+                return rest;
+            }
+        }
+    }
+    s
+}
+
+/// The grammar words of the reader whose grammar `words` (lower-cased) uses most, when it uses
+/// any and it is not English (whose grammar words `crate::words` leaves out always): what
+/// recall leaves out of a text beside English's.
+pub fn grammar_of(words: &[String]) -> Option<&'static [&'static str]> {
+    let mut best: Option<(&Reader, usize)> = None;
+    for r in READERS {
+        let n = words
+            .iter()
+            .filter(|w| r.grammar.contains(&w.as_str()))
+            .count();
+        if n > 0 && best.is_none_or(|(_, m)| n > m) {
+            best = Some((r, n));
+        }
+    }
+    best.filter(|(r, _)| r.lang != Lang::English)
+        .map(|(r, _)| r.grammar)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The test a newcomer's reader must pass: every part filled, in every reader.
+    #[test]
+    fn every_reader_fills_every_part() {
+        for r in READERS {
+            let code = r.lang.code();
+            let parts: [(&str, &[&str]); 7] = [
+                ("first_person or its openings", {
+                    if r.first_person.is_empty() {
+                        r.first_person_openings
+                    } else {
+                        r.first_person
+                    }
+                }),
+                ("you", r.you),
+                ("listener_openers", r.listener_openers),
+                ("passing", r.passing),
+                ("grammar", r.grammar),
+                ("secret_names", r.secret_names),
+                ("times.habits", r.times.habits),
+            ];
+            for (part, words) in parts {
+                assert!(!words.is_empty(), "{code}: {part} is empty");
+                for w in words {
+                    assert_eq!(
+                        *w,
+                        crate::words::fold(w),
+                        "{code}: {part} lists {w:?} in capitals: the text is matched folded"
+                    );
+                }
+            }
+            assert!(!r.times.days.is_empty(), "{code}: times.days is empty");
+            assert!(!r.times.weeks.is_empty(), "{code}: times.weeks is empty");
+            for (i, day) in r.times.weekdays.iter().enumerate() {
+                assert!(!day.is_empty(), "{code}: weekday {i} is empty");
+            }
+            if let Unsaid::Dropped { others } = r.unsaid_subject {
+                assert!(!others.is_empty(), "{code}: unsaid_subject lists no others");
+            }
+        }
+        // One reader a language, and every language memory tells apart but `Other` has one.
+        for lang in [
+            Lang::English,
+            Lang::French,
+            Lang::German,
+            Lang::Spanish,
+            Lang::Italian,
+            Lang::Portuguese,
+            Lang::Dutch,
+            Lang::Indonesian,
+            Lang::Chinese,
+            Lang::Japanese,
+            Lang::Korean,
+        ] {
+            assert_eq!(
+                READERS.iter().filter(|r| r.lang == lang).count(),
+                1,
+                "{lang:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_listener_opener_is_left_out() {
+        let es = of(Lang::Spanish).unwrap();
+        assert_eq!(
+            without_opener("Pues te cuento: me he mudado a Bilbao", es),
+            "me he mudado a Bilbao"
+        );
+        let de = of(Lang::German).unwrap();
+        assert_eq!(
+            without_opener("Weißt du, ich bin letztes Jahr nach Bremen gezogen", de),
+            "ich bin letztes Jahr nach Bremen gezogen"
+        );
+        let zh = of(Lang::Chinese).unwrap();
+        assert_eq!(without_opener("告诉你，我搬到上海了", zh), "我搬到上海了");
+        // Not an opener far into the sentence, nor inside a word.
+        assert_eq!(
+            without_opener("Mi hermana y yo te cuento nada", es),
+            "Mi hermana y yo te cuento nada"
+        );
+    }
+
+    #[test]
+    fn the_grammar_of_the_text_is_its_readers() {
+        let fr = words_of("Où est-ce que j'habite ?");
+        assert!(grammar_of(&fr).is_some_and(|g| g.contains(&"est")));
+        assert_eq!(grammar_of(&words_of("Where is the door code?")), None);
+    }
+}

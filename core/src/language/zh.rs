@@ -1,0 +1,67 @@
+//! Chinese, as memory reads it: written without spaces, so its lists match anywhere in a
+//! sentence, and recall's grammar words are two-letter pieces (`crate::words::tokens`).
+
+use super::Lang;
+use super::reader::{Reader, Times, Unsaid};
+
+pub const READER: Reader = Reader {
+    lang: Lang::Chinese,
+    first_person: &[],
+    first_person_openings: &["我"],
+    // Chinese chat says "我" (the persona and XPersona turns): a sentence without it is not read
+    // as the writer's until measured otherwise.
+    unsaid_subject: Unsaid::Said,
+    you: &["你", "您"],
+    listener_openers: &["告诉你", "跟你说", "你知道吗", "说真的"],
+    passing: &[
+        "今天",
+        "今晚",
+        "我不知道",
+        "我认为",
+        "我不这么认为",
+        "遗憾",
+        "听起来",
+        "太棒了",
+        "我很好",
+        "心情",
+        "好累",
+        "很累",
+        "累死",
+        "开心",
+        "难过",
+        "伤心",
+        "哈哈",
+        "谢谢",
+        "你好",
+        "晚安",
+        "生气",
+        "压力",
+        "无聊",
+    ],
+    grammar: &[
+        "我的", "你的", "什么", "是什", "哪里", "在哪", "怎么", "为什", "我是", "我在", "我有",
+        "的是", "了吗", "是不", "不是", "一个", "这个", "那个", "我们", "他们", "可以", "知道",
+        "吗", "呢", "叫什", "么名",
+    ],
+    secret_names: &["密码", "口令", "验证码", "pin码", "取款码", "支付码"],
+    times: Times {
+        days: &[("今天", 0), ("今晚", 0), ("明天", 1), ("后天", 2)],
+        weeks: &[
+            ("这周", 0),
+            ("这个星期", 0),
+            ("本周", 0),
+            ("下周", 1),
+            ("下个星期", 1),
+        ],
+        weekdays: [
+            &["星期一", "周一", "礼拜一"],
+            &["星期二", "周二", "礼拜二"],
+            &["星期三", "周三", "礼拜三"],
+            &["星期四", "周四", "礼拜四"],
+            &["星期五", "周五", "礼拜五"],
+            &["星期六", "周六", "礼拜六"],
+            &["星期天", "星期日", "周日", "礼拜天"],
+        ],
+        habits: &["每", "经常", "总是"],
+    },
+};
