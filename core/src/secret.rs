@@ -4,11 +4,13 @@
 //! (`redact`). A value is a secret when the text names it ("my bank PIN is 4821", "password
 //! hunter2", `named`) or when its shape proves it (a Luhn-valid card number, an IBAN,
 //! `ddd-dd-dddd`, a key with a vendor's prefix such as `sk-proj-` or `ghp_`); a number alone
-//! ("I have 2 kids", "born in 1984") is not.
+//! ("I have 2 kids", "born in 1984") is not. Beyond English, a value after a secret's name in
+//! any language, read or not ("mi contraseña es Girasol2024", "пароль: солнце"): `any_language`.
 
 use std::fmt;
 use std::ops::Range;
 
+mod any_language;
 mod named;
 mod value;
 
@@ -129,6 +131,13 @@ pub fn find_all(text: &str) -> Vec<Found> {
         out.extend(named::email_pair(&words, i, text));
     }
     out.extend(named::labelled_answer(&words, text));
+    // Names in every language, read or not: what the rules above did not find already.
+    for f in any_language::named(text) {
+        let overlaps = |o: &Found| o.span.start < f.span.end && f.span.start < o.span.end;
+        if !out.iter().any(overlaps) {
+            out.push(f);
+        }
+    }
     out
 }
 

@@ -256,6 +256,13 @@ pub(super) fn named(words: &[Word], i: usize, text: &str) -> Option<Found> {
                     && matches!(words[j + 1].lower.as_str(), "my" | "the" | "our");
                 if to_my {
                     j += 3;
+                    // The thing in two words: "the code for my bike lock is 4821".
+                    if j + 1 < words.len()
+                        && !LINKS.contains(&words[j].lower.as_str())
+                        && LINKS.contains(&words[j + 1].lower.as_str())
+                    {
+                        j += 1;
+                    }
                     linked = words[j - 1].colon;
                 } else if !before(CODE_OF) {
                     continue;

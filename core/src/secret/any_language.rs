@@ -1,0 +1,256 @@
+//! Secrets named in any language: a secret's name from any reader (`language::reader`, "mi
+//! contraseña", "Geheimzahl", "密码", "비밀번호") or from a language memory does not read
+//! (`language::unread`, "пароль", "पासवर्ड"), then, in the same sentence and a few words on, a
+//! value: a made-up string ("Girasol2024", "nabi1234"), three digits or more ("384756"), or any
+//! word after a colon ("Passwort: Sonnenblume"). Every text is read with every language's
+//! names, whatever language it is in: a secret is refused in any script.
+
+use std::ops::Range;
+
+use super::{Found, Secret};
+use crate::language::Lang;
+use crate::language::reader::READERS;
+use crate::language::unread::SECRET_NAMES;
+
+/// How far after a name its value may start, in characters.
+const WINDOW_CHARS: usize = 40;
+
+/// Words right after a name that make it the name of something else ("password manager").
+const NOT_THE_SECRET: &[&str] = &["manager", "managers", "gestionnaire", "hint", "hints"];
+
+/// Words that link a name to its value in any language: a year-like number ("1987") is a
+/// value only straight after a name or one of these.
+const LINKS: &[&str] = &[
+    "is", "was", "es", "era", "est", "c'est", "ist", "lautet", "war", "é", "è", "adalah", "=",
+    "是", "为", "は", "는", "은", "это", "—", "-",
+];
+
+/// How a name must stand in a word.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stands {
+    /// A whole word (most spaced languages).
+    Whole,
+    /// Opening a word that goes on with an ending ("비밀번호는", "пароля", "şifrem").
+    Opening,
+    /// Anywhere (a language without spaces).
+    Anywhere,
+}
+
+/// Every name, with how it stands.
+fn names() -> impl Iterator<Item = (&'static str, Stands)> {
+    let read = READERS.iter().flat_map(|r| {
+        let stands = if r.lang.unspaced() {
+            Stands::Anywhere
+        } else if r.lang == Lang::Korean {
+            Stands::Opening
+        } else {
+            Stands::Whole
+        };
+        r.secret_names.iter().map(move |n| (*n, stands))
+    });
+    // A Latin-script name opens a word ("şifrem"); another script's stands anywhere, since
+    // Hebrew and Arabic write "the" and "my" onto the word ("הסיסמה") and Thai has no spaces.
+    read.chain(SECRET_NAMES.iter().map(|n| {
+        let latin = n
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == 'ş');
+        let stands = if latin {
+            Stands::Opening
+        } else {
+            Stands::Anywhere
+        };
+        (*n, stands)
+    }))
+}
+
+/// Every secret `text` names in any language.
+pub(super) fn named(text: &str) -> Vec<Found> {
+    let folded = crate::words::fold(text);
+    let mut out: Vec<Found> = Vec::new();
+    for (name, stands) in names() {
+        for (at, _) in folded.match_indices(name) {
+            let end = at + name.len();
+            if !stands_so(&folded, at, end, stands) {
+                continue;
+            }
+            let after = end + ending(&folded[end..], stands);
+            if let Some(span) = value_after(text, &folded, after)
+                && !out.iter().any(|f| f.span == span)
+            {
+                out.push(Found {
+                    kind: kind_of(name),
+                    span,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether the name at `at..end` of `folded` stands as `stands` asks.
+fn stands_so(folded: &str, at: usize, end: usize, stands: Stands) -> bool {
+    let before = folded[..at].chars().next_back();
+    let after = folded[end..].chars().next();
+    let apart = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+    match stands {
+        Stands::Anywhere => true,
+        Stands::Opening => apart(before),
+        Stands::Whole => apart(before) && apart(after),
+    }
+}
+
+/// The bytes of a word's ending after a name that opens it ("는" of "비밀번호는").
+fn ending(rest: &str, stands: Stands) -> usize {
+    if stands != Stands::Opening {
+        return 0;
+    }
+    rest.char_indices()
+        .find(|(_, c)| !c.is_alphanumeric() || c.is_ascii_alphanumeric())
+        .map_or(rest.len(), |(i, _)| i)
+}
+
+/// What kind of secret a name names.
+fn kind_of(name: &str) -> Secret {
+    let pin = ["pin", "geheimzahl", "暗証番号", "取款码", "핀번호"];
+    let door = [
+        "code", "código", "codice", "kode", "digicode", "türcode", "deurcode", "код",
+    ];
+    if pin.iter().any(|p| name.contains(p)) {
+        Secret::Pin
+    } else if door.iter().any(|d| name.contains(d)) {
+        Secret::Passcode
+    } else {
+        Secret::Password
+    }
+}
+
+/// Whether `c` may stand inside a typed secret value.
+fn in_value(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!@#$%^&*_-+=/".contains(c)
+}
+
+/// The span of the value that follows a name ending at `from`, if one stands within
+/// [`WINDOW_CHARS`] and the same sentence.
+fn value_after(text: &str, folded: &str, from: usize) -> Option<Range<usize>> {
+    let rest = &text[from..];
+    let limit = rest
+        .char_indices()
+        .nth(WINDOW_CHARS)
+        .map_or(rest.len(), |(i, _)| i);
+    let first = words_after(&folded[from..], 1);
+    if first
+        .first()
+        .is_some_and(|w| NOT_THE_SECRET.contains(&w.as_str()))
+    {
+        return None;
+    }
+    let mut i = 0;
+    while i < limit {
+        let c = rest[i..].chars().next()?;
+        if ends_a_sentence(rest, i, c) {
+            return None;
+        }
+        let colon = rest[..i].trim_end().ends_with([':', '：']);
+        let starts = if colon {
+            c.is_alphanumeric()
+        } else {
+            in_value(c) && c != '-'
+        };
+        if !starts {
+            i += c.len_utf8();
+            continue;
+        }
+        let len = token_len(&rest[i..], colon);
+        let token = rest[i..i + len].trim_end_matches(['.', ',', '!', '?', '-', '/', '=']);
+        let gap = &folded[from..from + i];
+        if is_value(token, gap, colon) {
+            return Some(from + i..from + i + token.len());
+        }
+        i += len.max(c.len_utf8());
+    }
+    None
+}
+
+/// The first `n` words of `s`.
+fn words_after(s: &str, n: usize) -> Vec<String> {
+    s.split_whitespace()
+        .take(n)
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+        .collect()
+}
+
+/// Whether `c`, at byte `i` of `rest`, ends a sentence.
+fn ends_a_sentence(rest: &str, i: usize, c: char) -> bool {
+    match c {
+        '\n' | '。' | '！' | '？' | '!' | '?' => true,
+        '.' => rest[i + 1..].chars().next().is_none_or(char::is_whitespace),
+        _ => false,
+    }
+}
+
+/// The bytes of the token that starts `s`: a value's characters, or, after a colon, any letters
+/// and digits.
+fn token_len(s: &str, colon: bool) -> usize {
+    let mut end = 0;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
+        let dot = c == '.' && next.is_some_and(|n| n.is_ascii_alphanumeric());
+        let ok = in_value(c) || dot || (colon && c.is_alphanumeric());
+        if !ok {
+            break;
+        }
+        end = i + c.len_utf8();
+    }
+    end
+}
+
+/// Whether `token` is a secret's value, `gap` (folded) standing between the name and it.
+fn is_value(token: &str, gap: &str, colon: bool) -> bool {
+    let letters = token.chars().filter(|c| c.is_alphabetic()).count();
+    let digits = token.chars().filter(char::is_ascii_digit).count();
+    let n = token.chars().count();
+    if colon && n >= 3 && (letters > 0 || digits >= 3) {
+        return true;
+    }
+    if letters > 0 && digits > 0 {
+        return n >= 4;
+    }
+    if letters > 0 || digits < 3 || digits != token.chars().filter(|c| *c != '-').count() {
+        return false;
+    }
+    let year = digits == 4 && (token.starts_with("19") || token.starts_with("20"));
+    !year || linked_straight(gap)
+}
+
+/// Whether `gap` is nothing, or one link ("ist", "是", "는"), or a colon.
+fn linked_straight(gap: &str) -> bool {
+    let words: Vec<&str> = gap.split_whitespace().collect();
+    match words.as_slice() {
+        [] => true,
+        [one] => {
+            LINKS.contains(one)
+                || one.ends_with([':', '：'])
+                || (one.chars().count() <= 2 && !one.is_ascii())
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_year_is_a_value_only_straight_after_its_name() {
+        assert!(linked_straight(" ist "));
+        assert!(linked_straight("是"));
+        assert!(!linked_straight(" ist seit "));
+        assert!(is_value("1987", " ist ", false));
+        assert!(!is_value("2019", " ist seit ", false));
+        assert!(is_value("kotaro2019", " ist seit ", false));
+        assert!(!is_value("12", "", false));
+        assert!(!is_value("EC-Karte", "", false));
+    }
+}
