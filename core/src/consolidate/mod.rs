@@ -535,11 +535,10 @@ fn decide_all(
             None => (sessions.to_vec(), Vec::new()),
         };
         // The time the user gave it, from when they said it ("for the next two weeks").
-        let valid_until = f
-            .from
-            .as_ref()
-            .filter(|d| d.lang == Lang::English)
-            .and_then(|d| until::valid_until(&d.clause, d.ts?));
+        let valid_until = f.from.as_ref().and_then(|d| match d.lang {
+            Lang::English => until::valid_until(&d.clause, d.ts?),
+            lang => until::by_reader(&d.clause, crate::language::reader::of(lang)?, d.ts?),
+        });
         changes.push(Change {
             planned,
             sessions,
@@ -845,8 +844,14 @@ fn ask_the_model(
         Ok(r) => r,
         Err(e) => return skip(&format!("the model failed: {e}")),
     };
+    // A reply that cannot be read never loses the candidate: the rules found it new enough to
+    // ask about, so it is added beside its neighbours, as an unsure UPDATE keeps both facts.
     let Some(d) = parse::decision(&reply.text) else {
-        return skip("unreadable model reply");
+        return Planned::Add {
+            text: c.text.clone(),
+            kind: c.kind,
+            importance: plan::synth_importance(c.confidence),
+        };
     };
     let records: Vec<&Record> = neighbours.iter().map(|(r, _)| *r).collect();
     // The model's own new text passes the same guards as a candidate; when it does not, the

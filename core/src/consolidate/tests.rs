@@ -326,8 +326,11 @@ fn near_duplicates_collapse_without_a_model_call() {
     );
 }
 
+/// A garbage reply changes, proposes and deletes nothing; a decision that cannot be read never
+/// loses the candidate the rules found (issue #50: zh/ko facts lost to "unreadable model
+/// reply" for good): it is added beside its neighbour, which stays as it was.
 #[test]
-fn garbage_replies_change_no_fact() {
+fn garbage_replies_change_no_fact_and_lose_no_candidate() {
     let f = fixture();
     f.user_fact("u1", "User works at Acme");
     f.session("s1", &[("user", "I work at Acme on printers")]);
@@ -344,6 +347,28 @@ fn garbage_replies_change_no_fact() {
         );
     }
     assert_eq!(f.store.read().unwrap().records.len(), 1);
+    // The rules' candidate, with an unreadable decision about its neighbour.
+    let f = fixture();
+    f.user_fact("u1", "User lives in Berlin");
+    let moved = "I moved from Berlin to Munich last month, I live in Munich now.";
+    f.session("s1", &[("user", moved)]);
+    let (r, _) = f.run_with(Extraction::Rule, "", "garbage", "", now());
+    assert!(r.proposed.is_empty() && r.deleted.is_empty(), "{r:?}");
+    assert!(
+        !r.skipped.iter().any(|s| s.why.contains("unreadable")),
+        "{r:?}"
+    );
+    let snap = f.store.read().unwrap();
+    assert!(
+        snap.records
+            .iter()
+            .any(|r| r.text == "User lives in Berlin")
+    );
+    assert!(
+        snap.records.iter().any(|r| r.text.contains("Munich")),
+        "{:?}",
+        snap.records
+    );
 }
 
 #[test]

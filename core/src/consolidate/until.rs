@@ -9,6 +9,8 @@
 use chrono::{DateTime, Datelike, Days, Months, NaiveDate, NaiveTime, TimeDelta, Utc};
 
 use super::lexicon::{ARTICLE_ONE, MORE_COUNTS, PAST_MARKERS, PRESENT_MARKERS, UNTIL, WEEKDAYS};
+use crate::language::Lang;
+use crate::language::reader::{Reader, says_phrase};
 use crate::words::month;
 
 fn number(w: &str) -> Option<u32> {
@@ -256,6 +258,58 @@ fn next_date(at: NaiveDate, m: u32, d: u32) -> Option<NaiveDate> {
     }
 }
 
+/// Words that make a weekday a liking, not a plan, in any language ("Mi día favorito es el
+/// sábado", "我喜欢星期六"): then a day named bounds nothing.
+const LIKING_A_DAY: &[&str] = &[
+    "favorite",
+    "favourite",
+    "favori",
+    "préféré",
+    "préférée",
+    "favorito",
+    "favorita",
+    "preferido",
+    "preferida",
+    "preferito",
+    "lieblings",
+    "lievelings",
+    "喜欢",
+    "好き",
+    "좋아",
+];
+
+/// How long a clause in a language beyond English holds, by its reader's time words: a day
+/// ("mañana") or a week ("nächste Woche") from when it was said, or the next coming of a
+/// weekday named ("Nächsten Dienstag habe ich ein Vorstellungsgespräch"); nothing after a
+/// habit word ("jeden Dienstag") or for a liked day.
+pub fn by_reader(clause: &str, reader: &Reader, said_at: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let folded = crate::words::fold(clause);
+    let unspaced = reader.lang.unspaced() || reader.lang == Lang::Korean;
+    let says = |p: &str| says_phrase(&folded, p, unspaced);
+    let times = &reader.times;
+    if times.habits.iter().any(|h| says(h)) || LIKING_A_DAY.iter().any(|l| folded.contains(l)) {
+        return None;
+    }
+    let at = said_at.date_naive();
+    // The longest phrase first: "pasado mañana" before "mañana".
+    let mut days: Vec<&(&str, u32)> = times.days.iter().collect();
+    days.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
+    if let Some((_, n)) = days.into_iter().find(|(p, _)| says(p)) {
+        return at.checked_add_days(Days::new(u64::from(*n))).map(end_of);
+    }
+    let mut weeks: Vec<&(&str, u32)> = times.weeks.iter().collect();
+    weeks.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
+    if let Some((_, n)) = weeks.into_iter().find(|(p, _)| says(p)) {
+        let d = at.checked_add_days(Days::new(7 * u64::from(*n)))?;
+        return Some(end_of(end_of_week(d)));
+    }
+    let today = at.weekday().num_days_from_monday();
+    let day = (0u32..7).find(|&d| times.weekdays[d as usize].iter().any(|w| says(w)))?;
+    let ahead = (day + 7 - today) % 7;
+    let ahead = if ahead == 0 { 7 } else { ahead };
+    at.checked_add_days(Days::new(u64::from(ahead))).map(end_of)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,6 +323,58 @@ mod tests {
         for (clause, want) in cases {
             let want = want.map(|w| w.parse::<DateTime<Utc>>().unwrap());
             assert_eq!(valid_until(clause, at), want, "{clause}");
+        }
+    }
+
+    /// Plans beyond English end when their reader's time words say (said on a Monday).
+    #[test]
+    fn plans_in_every_read_language_end_and_habits_do_not() {
+        let at: DateTime<Utc> = SAID.parse().unwrap();
+        for (clause, lang, want) in [
+            (
+                "Nächsten Dienstag habe ich ein Vorstellungsgespräch",
+                Lang::German,
+                Some("2026-12-01T23:59:59Z"),
+            ),
+            (
+                "Mañana tengo un examen de conducir",
+                Lang::Spanish,
+                Some("2026-12-01T23:59:59Z"),
+            ),
+            (
+                "Pasado mañana tengo dentista",
+                Lang::Spanish,
+                Some("2026-12-02T23:59:59Z"),
+            ),
+            (
+                "J'ai un entretien la semaine prochaine",
+                Lang::French,
+                Some("2026-12-13T23:59:59Z"),
+            ),
+            (
+                "我星期五有面试",
+                Lang::Chinese,
+                Some("2026-12-04T23:59:59Z"),
+            ),
+            (
+                "来週大阪に出張します",
+                Lang::Japanese,
+                Some("2026-12-13T23:59:59Z"),
+            ),
+            (
+                "Tenho consulta na quinta-feira",
+                Lang::Portuguese,
+                Some("2026-12-03T23:59:59Z"),
+            ),
+            // A habit, a liked day, and no time at all bound nothing.
+            ("Ich gehe jeden Dienstag schwimmen", Lang::German, None),
+            ("Mi día favorito es el sábado", Lang::Spanish, None),
+            ("J'habite à Lyon depuis cinq ans", Lang::French, None),
+            ("我每个星期六打篮球", Lang::Chinese, None),
+        ] {
+            let reader = crate::language::reader::of(lang).unwrap();
+            let want = want.map(|w| w.parse::<DateTime<Utc>>().unwrap());
+            assert_eq!(by_reader(clause, reader, at), want, "{clause}");
         }
     }
 
