@@ -81,8 +81,22 @@ pub fn find(text: &str) -> Option<Secret> {
     find_all(text).first().map(|f| f.kind)
 }
 
-/// `text` with the value of every secret it holds replaced by [`REDACTED`].
+/// `text` with the value of every secret it holds replaced by [`REDACTED`], again while what is
+/// left still reads as one ("密码0#A#'00aa": a second value after the first), at most a few
+/// times.
 pub fn redact(text: &str) -> String {
+    let mut out = redact_once(text);
+    for _ in 0..4 {
+        if find_all(&out).is_empty() {
+            break;
+        }
+        out = redact_once(&out);
+    }
+    out
+}
+
+/// `text` with the value of every secret found in it replaced by [`REDACTED`].
+fn redact_once(text: &str) -> String {
     let mut found = find_all(text);
     found.sort_by_key(|f| f.span.start);
     let mut out = String::with_capacity(text.len());

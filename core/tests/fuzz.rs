@@ -33,6 +33,22 @@ use localm_core::manage::{self, Ctx};
 use localm_core::record::{Kind, MAX_RECORDS, MAX_TEXT_CHARS, Record, Source};
 use localm_core::same_fact::key as fact_key;
 use localm_core::session;
+
+/// Names of a secret in several scripts, for `secrets_and_readers`.
+const SECRET_NAMES: &[&str] = &[
+    "password",
+    "contraseña",
+    "Geheimzahl",
+    "密码",
+    "パスワード",
+    "비밀번호",
+    "пароль",
+    "पासवर्ड",
+    "הסיסמה",
+    "รหัสผ่าน",
+    "PIN",
+    "mot de passe",
+];
 use localm_core::settings::{KEYS, Mode, Settings, resolve_mode};
 use localm_core::store::archive::Archived;
 use localm_core::store::corrections::Correction;
@@ -466,6 +482,32 @@ proptest! {
         )
         .unwrap();
         prop_assert!(report.set_aside.is_empty(), "a rule failed: {:?}", report.set_aside);
+    }
+
+    /// Secrets and the readers over any text around a secret's name in any script: no panic,
+    /// every span a slice of the text, nothing found again in the redacted text, and every
+    /// content word a word of the text.
+    #[test]
+    fn secrets_and_readers(
+        head in "\\PC{0,30}",
+        name in prop::sample::select(SECRET_NAMES),
+        tail in "\\PC{0,40}",
+    ) {
+        let text = format!("{head}{name}{tail}");
+        for f in localm_core::secret::find_all(&text) {
+            prop_assert!(text.get(f.span.clone()).is_some(), "{:?} in {:?}", f.span, text);
+        }
+        let redacted = localm_core::secret::redact(&text);
+        prop_assert_eq!(localm_core::secret::find(&redacted), None, "{:?}", redacted);
+        let folded = text.to_lowercase();
+        for w in localm_core::language::content_words(&text) {
+            let piece = w.chars().next().is_some_and(|c| folded.contains(c));
+            prop_assert!(piece, "{:?} from {:?}", w, text);
+        }
+        for r in localm_core::language::reader::READERS {
+            let rest = localm_core::language::reader::without_opener(&text, r);
+            prop_assert!(text.ends_with(rest));
+        }
     }
 
     /// `settings.json`: loaded settings answer every key, and save then load gives them back

@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use super::{Found, Secret};
+use super::{Found, REDACTED, Secret};
 use crate::language::Lang;
 use crate::language::reader::READERS;
 use crate::language::unread::SECRET_NAMES;
@@ -150,6 +150,11 @@ fn value_after(text: &str, folded: &str, from: usize) -> Option<Range<usize>> {
         let c = rest[i..].chars().next()?;
         if ends_a_sentence(rest, i, c) {
             return None;
+        }
+        // A value already blanked out is not one again.
+        if rest[i..].starts_with(REDACTED) {
+            i += REDACTED.len();
+            continue;
         }
         let colon = rest[..i].trim_end().ends_with([':', '：']);
         let starts = if colon {

@@ -460,6 +460,7 @@ fn secrets_in_any_language_are_found_and_redacted() {
         let redacted = redact(text);
         assert!(!redacted.contains(value), "{text} → {redacted}");
         assert!(redacted.contains(REDACTED), "{text} → {redacted}");
+        assert_eq!(find(&redacted), None, "{text} → {redacted}");
     }
 }
 
