@@ -161,6 +161,16 @@ impl Run {
 
 /// Whether every prerequisite of every test must be there: `LOCALM_REQUIRE_MODELS` set (not
 /// empty, not `0`), as `scripts/test` and CI do.
+/// The secret phrasings of core's probe (`core/src/secret/phrasings.tsv`: 20 in each read
+/// language, 14 in languages memory does not read), for the doors' own tests.
+pub fn secret_phrasings() -> Vec<&'static str> {
+    include_str!("../../core/src/secret/phrasings.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split_once('\t').map(|(_, text)| text))
+        .collect()
+}
+
 pub fn required() -> bool {
     std::env::var_os("LOCALM_REQUIRE_MODELS").is_some_and(|v| !v.is_empty() && v != "0")
 }

@@ -884,6 +884,18 @@ fn a_secret_in_other_words_is_refused_with_its_own_exit_code() {
     assert_eq!(env.records().len(), 7);
 }
 
+/// Issue #50's probe through `memory add`: every phrasing of a secret in the read languages and
+/// in scripts memory does not read is refused with exit 8, nothing stored.
+#[test]
+fn a_secret_in_any_script_is_refused_by_memory_add() {
+    let env = Env::new();
+    for text in localm_tests::secret_phrasings() {
+        let err = env.log(&["memory", "add", text]).fails(8);
+        assert!(err.contains("--force"), "{text}: {err}");
+    }
+    assert!(env.records().is_empty(), "nothing stored");
+}
+
 /// A correction an older version proposed with a secret in it cannot be accepted: exit 8,
 /// nothing changed, and the line says to reject it.
 #[test]

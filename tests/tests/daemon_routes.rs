@@ -623,6 +623,36 @@ fn every_write_route_refuses_a_secret_alike() {
     assert_eq!(texts(&d), ["I bank with Monzo, PIN 7781"]);
 }
 
+/// Issue #50's probe through append, PATCH and a bulk edit: a secret in any script is refused
+/// with 400 `secret`, nothing changed.
+#[test]
+fn every_write_route_refuses_a_secret_in_any_script() {
+    let env = log_env();
+    let d = env.daemon(&[]);
+    let r = d.post("/api/memory/append", &json!({"text": "Banks with Monzo"}));
+    let id = r.json()["record"]["id"].as_str().unwrap().to_string();
+    for text in localm_tests::secret_phrasings() {
+        let refused = [
+            d.post("/api/memory/append", &json!({"text": text})),
+            d.request(
+                "PATCH",
+                &format!("/api/memory/{id}"),
+                Some(&json!({"text": text}).to_string()),
+            ),
+            d.request(
+                "PUT",
+                "/api/memory",
+                Some(&json!({"text": format!("Banks with Monzo\n{text}")}).to_string()),
+            ),
+        ];
+        for r in &refused {
+            assert_eq!(r.status, 400, "{text}: {}", r.body);
+            assert_eq!(r.code(), "secret", "{text}: {}", r.body);
+        }
+    }
+    assert_eq!(texts(&d), ["Banks with Monzo"], "nothing changed");
+}
+
 /// A synth fact with a model's time limit, PATCHed by the user, holds for good; a bulk edit's
 /// base the store never issued is 400 `bad_input`, not "changed since".
 #[test]

@@ -441,6 +441,15 @@ fn bad_arguments_are_tool_errors_and_save_nothing() {
                 "memory_append",
                 json!({"text": "My mother's maiden name is Smith"})
             ),
+            call(
+                "memory_append",
+                json!({"text": "mi contraseña del correo es Girasol2024"})
+            ),
+            call("memory_append", json!({"text": "我的银行卡密码是384756"})),
+            call(
+                "memory_append",
+                json!({"text": "Мой пароль от почты: solnce2024"})
+            ),
         ]),
     ) else {
         return;
@@ -452,6 +461,13 @@ fn bad_arguments_are_tool_errors_and_save_nothing() {
         "{}",
         why[7]
     );
+    // In any script, read language or not (issue #50).
+    for w in &why[8..11] {
+        assert!(
+            w.contains("a password") && w.contains("\"force\": true"),
+            "{w}"
+        );
+    }
     assert!(why[0].contains("the fact is empty"), "{}", why[0]);
     assert!(why[1].contains("the fact is empty"), "{}", why[1]);
     assert!(why[2].contains("the limit is 500"), "{}", why[2]);

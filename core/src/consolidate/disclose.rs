@@ -19,9 +19,10 @@ use chrono::{DateTime, Utc};
 use super::lexicon::{
     ADVERBS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER, FUTURE, GIVING,
     INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE, NOT_FACTUAL, NOT_IN_A_NAME,
-    NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING, PAST_VERBS, PLAN_OF_THE_MOMENT,
-    POINTED_VERBS, POINTING, POINTING_SUBJECT, PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS,
-    REQUEST_NOUNS, REQUEST_OPENINGS, SPLIT_SUBJECTS, SPLIT_WORDS, THE_DAY, TITLES, TRAILING, VAGUE,
+    NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING, PASSING_IDIOMS, PAST_VERBS,
+    PLAN_OF_THE_MOMENT, POINTED_VERBS, POINTING, POINTING_SUBJECT, PREPOSITIONS, QUESTION_WORDS,
+    REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS, SPLIT_SUBJECTS, SPLIT_WORDS, THE_DAY,
+    TITLES, TRAILING, VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
 use super::things::{bare_case, comma_pieces, last_title, my_one_thing, my_thing, my_things};
@@ -133,7 +134,8 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
             .take()
             .filter(|(_, session)| *session == s.session)
             .map(|(q, _)| q);
-        let text = strip_recalled(&s.msg.content);
+        // What the user pasted (an email, a log, code, a quoted message) is not theirs.
+        let text = super::pasted::without_pasted(&strip_recalled(&s.msg.content));
         // The language gate, the table's first row: the English rules read English only.
         let asked_in = before.filter(|(_, session)| *session == s.session);
         let lang = crate::language::of_turn(&text, asked_in.map(|(t, _)| t));
@@ -1440,7 +1442,13 @@ fn leans_elsewhere(c: &Clause) -> Step {
 
 /// "I'm fine", "I did it", "I'm just a little tired": nothing about the user that lasts.
 fn passing(c: &Clause) -> Step {
-    let content = c.content();
+    let mut content = c.content();
+    for idiom in PASSING_IDIOMS {
+        if c.joined.contains(&format!(" {idiom} ")) {
+            let words = content_words(idiom);
+            content.retain(|w| !words.contains(w));
+        }
+    }
     (content.is_empty() || content.iter().all(|w| PASSING.contains(&w.as_str())))
         .then(|| Dropped::by(Rule::Passing))
         .into()

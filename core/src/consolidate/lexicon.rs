@@ -394,7 +394,7 @@ pub(crate) const SPLIT_SUBJECTS: &[&str] = &[
     "you",
 ];
 
-pub(crate) use crate::language::en::PASSING;
+pub(crate) use crate::language::en::{PASSING, PASSING_IDIOMS};
 
 /// Degree words a state of the moment may carry ("just a little tired", "100% agree").
 pub(crate) const INTENSIFIERS: &[&str] = &[

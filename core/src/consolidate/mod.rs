@@ -15,6 +15,7 @@ mod lexicon;
 mod model;
 mod neighbours;
 pub mod parse;
+pub mod pasted;
 pub mod person;
 pub mod plan;
 pub mod prompt;
@@ -949,7 +950,7 @@ fn typed_text(s: &Session) -> String {
     s.lines
         .iter()
         .filter(|l| l.is_typed_by_user())
-        .map(|l| prompt::strip_recalled(&l.content) + "\n")
+        .map(|l| pasted::without_pasted(&prompt::strip_recalled(&l.content)) + "\n")
         .collect()
 }
 

@@ -523,8 +523,17 @@ pub const TABLE: &[Row] = &[
         name: "passing",
         does: Does::Drop,
         why: "a state of the moment",
-        fires: &[ex("longmemeval", "I'm 32"), ex("data-file", "I got it")],
-        holds: &[ex("hand", "I'm a nurse in Leeds")],
+        fires: &[
+            ex("longmemeval", "I'm 32"),
+            ex("data-file", "I got it"),
+            ex("persona-valid", "I'm so grateful"),
+            ex("hand", "I'm over the moon"),
+            ex("hand", "I'm so determined"),
+        ],
+        holds: &[
+            ex("hand", "I'm a nurse in Leeds"),
+            ex("hand", "I'm over the moon about my new job at the library"),
+        ],
     },
     Row {
         rule: Rule::BareNoun,

@@ -29,11 +29,12 @@ pub fn by_rule(s: &Session) -> Option<String> {
 pub fn candidates(s: &Session) -> Vec<String> {
     // A summary by rule is English: it reads the turns written in English, never another
     // language's words into an English sentence.
-    let typed: Vec<&str> = s
+    // What the user pasted is not what they did.
+    let typed: Vec<String> = s
         .lines
         .iter()
         .filter(|l| l.is_typed_by_user())
-        .map(|l| l.content.as_str())
+        .map(|l| super::pasted::without_pasted(&l.content))
         .filter(|t| crate::language::of(t) == Lang::English)
         .collect();
     let sentences: Vec<(String, bool)> = typed.iter().flat_map(|t| sentences(t)).collect();

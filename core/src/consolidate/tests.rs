@@ -1033,3 +1033,30 @@ fn the_oldest_unread_session_is_read_first_and_the_report_says_what_is_left() {
     assert_eq!(added, ["User grows peppers"], "{second:?}");
     assert_eq!(second.left_unread, None);
 }
+
+/// Text the user pastes is not theirs (issue #50: a pasted email made "User lives in Braga" and
+/// "User has a gluten allergy"): the facts come from the lines they typed around it.
+#[test]
+fn a_pasted_email_gives_no_fact() {
+    let f = fixture();
+    let email = "Can you help me answer this email? I work at Acme as a nurse.\n\nHi Maria,\n\n\
+                 I live in Braga now and I have a gluten allergy, so lunch is tricky.\n\n\
+                 Best,\nJoão";
+    f.session("s1", &[("user", email)]);
+    f.run_with(Extraction::Rule, "", "", "", now());
+    let texts: Vec<String> = f
+        .store
+        .read()
+        .unwrap()
+        .records
+        .iter()
+        .map(|r| r.text.clone())
+        .collect();
+    assert!(
+        !texts
+            .iter()
+            .any(|t| t.contains("Braga") || t.contains("gluten")),
+        "{texts:?}"
+    );
+    assert!(texts.iter().any(|t| t.contains("Acme")), "{texts:?}");
+}

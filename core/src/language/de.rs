@@ -74,6 +74,10 @@ pub const READER: Reader = Reader {
         "wlan-schlüssel",
         "wlan-passwort",
         "zugangsdaten",
+        "code für die",
+        "code für den",
+        "code für das",
+        "code der",
     ],
     times: Times {
         days: &[

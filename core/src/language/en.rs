@@ -104,6 +104,44 @@ pub const PASSING: &[&str] = &[
     "nervous",
     "scared",
     "serious",
+    "determined",
+    "grateful",
+    "thankful",
+    "thrilled",
+    "stoked",
+    "pumped",
+    "overwhelmed",
+    "relieved",
+    "exhausted",
+    "motivated",
+    "inspired",
+    "hopeful",
+    "anxious",
+    "upset",
+    "sad",
+    "disappointed",
+    "devastated",
+    "heartbroken",
+    "ecstatic",
+    "delighted",
+    "amazed",
+    "stressed",
+];
+
+/// Idioms of a passing state ("I'm over the moon", "I'm a bit under the weather"): their words
+/// count as passing ones in the `passing` rule.
+pub const PASSING_IDIOMS: &[&str] = &[
+    "over the moon",
+    "on cloud nine",
+    "under the weather",
+    "on top of the world",
+    "in a good mood",
+    "in a bad mood",
+    "in a great mood",
+    "feeling down",
+    "burnt out",
+    "burned out",
+    "fed up",
 ];
 
 /// The days of the week, from Monday.

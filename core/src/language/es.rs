@@ -77,9 +77,10 @@ pub const READER: Reader = Reader {
         "pin",
         "código pin",
         "código de acceso",
-        "código de la puerta",
         "código secreto",
         "código del wifi",
+        "código de la",
+        "código del",
     ],
     times: Times {
         days: &[

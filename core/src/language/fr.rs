@@ -87,13 +87,15 @@ pub const READER: Reader = Reader {
         "code secret",
         "code confidentiel",
         "digicode",
-        "code de la porte",
         "code d'accès",
         "code wifi",
         "code wi-fi",
         "clé wifi",
         "clé wi-fi",
         "pin",
+        "code de carte",
+        "code de la",
+        "code du",
     ],
     times: Times {
         days: &[

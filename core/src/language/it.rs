@@ -87,9 +87,10 @@ pub const READER: Reader = Reader {
         "codice pin",
         "codice segreto",
         "codice di accesso",
-        "codice della porta",
         "parola d'ordine",
         "chiave wifi",
+        "codice della",
+        "codice del",
     ],
     times: Times {
         days: &[

@@ -46,6 +46,8 @@ pub const READER: Reader = Reader {
         "toegangscode",
         "deurcode",
         "wifi-code",
+        "code van de",
+        "code van het",
     ],
     times: Times {
         days: &[

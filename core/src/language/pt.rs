@@ -59,8 +59,9 @@ pub const READER: Reader = Reader {
         "pin",
         "código pin",
         "código de acesso",
-        "código da porta",
         "código secreto",
+        "código da",
+        "código do",
     ],
     times: Times {
         days: &[

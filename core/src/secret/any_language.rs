@@ -25,6 +25,30 @@ const LINKS: &[&str] = &[
     "是", "为", "は", "는", "은", "это", "—", "-",
 ];
 
+/// The endings of a code's name that go on to the thing it opens ("code de la", "code für
+/// die"): a value after such a name needs a link ("… est 1234"), since "le code de la route a
+/// 500 articles" names no secret.
+const OF_THE_THING: &[&str] = &[
+    " de la",
+    " du",
+    " de carte",
+    " der",
+    " für die",
+    " für den",
+    " für das",
+    " van de",
+    " van het",
+    " del",
+    " della",
+    " da",
+    " do",
+];
+
+/// Articles that may stand between a link and its value ("est le 1234").
+const ARTICLES: &[&str] = &[
+    "le", "la", "el", "the", "der", "die", "das", "de", "het", "o", "a",
+];
+
 /// How a name must stand in a word.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Stands {
@@ -46,7 +70,13 @@ fn names() -> impl Iterator<Item = (&'static str, Stands)> {
         } else {
             Stands::Whole
         };
-        r.secret_names.iter().map(move |n| (*n, stands))
+        // A name in Latin letters stands as a word even in a language without spaces ("pin"
+        // of "helping" is none; "pin码" opens a word).
+        r.secret_names.iter().map(move |n| match latin_letters(n) {
+            Some(true) => (*n, Stands::Whole),
+            Some(false) => (*n, Stands::Opening),
+            None => (*n, stands),
+        })
     });
     // A Latin-script name opens a word ("şifrem"); another script's stands anywhere, since
     // Hebrew and Arabic write "the" and "my" onto the word ("הסיסמה") and Thai has no spaces.
@@ -64,6 +94,13 @@ fn names() -> impl Iterator<Item = (&'static str, Stands)> {
     }))
 }
 
+/// Whether `name` is in Latin letters alone (`Some(true)`), opens with them (`Some(false)`), or
+/// neither (`None`).
+fn latin_letters(name: &str) -> Option<bool> {
+    let opens = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+    opens.then(|| name.chars().all(|c| c.is_ascii() || !c.is_alphabetic()))
+}
+
 /// Every secret `text` names in any language.
 pub(super) fn named(text: &str) -> Vec<Found> {
     let folded = crate::words::fold(text);
@@ -75,7 +112,11 @@ pub(super) fn named(text: &str) -> Vec<Found> {
                 continue;
             }
             let after = end + ending(&folded[end..], stands);
-            if let Some(span) = value_after(text, &folded, after)
+            // A code is named by the thing it opens ("code de la …"): its value needs a link.
+            let needs_link = OF_THE_THING.iter().any(|t| name.ends_with(t));
+            let span =
+                value_after(text, &folded, after, needs_link).or_else(|| value_before(&folded, at));
+            if let Some(span) = span
                 && !out.iter().any(|f| f.span == span)
             {
                 out.push(Found {
@@ -132,7 +173,7 @@ fn in_value(c: char) -> bool {
 
 /// The span of the value that follows a name ending at `from`, if one stands within
 /// [`WINDOW_CHARS`] and the same sentence.
-fn value_after(text: &str, folded: &str, from: usize) -> Option<Range<usize>> {
+fn value_after(text: &str, folded: &str, from: usize, needs_link: bool) -> Option<Range<usize>> {
     let rest = &text[from..];
     let limit = rest
         .char_indices()
@@ -169,12 +210,30 @@ fn value_after(text: &str, folded: &str, from: usize) -> Option<Range<usize>> {
         let len = token_len(&rest[i..], colon);
         let token = rest[i..i + len].trim_end_matches(['.', ',', '!', '?', '-', '/', '=']);
         let gap = &folded[from..from + i];
-        if is_value(token, gap, colon) {
+        if is_value(token, gap, colon) && (!needs_link || colon || link_last(gap)) {
             return Some(from + i..from + i + token.len());
         }
         i += len.max(c.len_utf8());
     }
     None
+}
+
+/// A value named as one before its name: "use hunter2 as the password", "with 4821 as my PIN".
+fn value_before(folded: &str, at: usize) -> Option<Range<usize>> {
+    let head = folded[..at].trim_end();
+    let head = ["the", "my", "our", "a"]
+        .iter()
+        .find_map(|d| head.strip_suffix(d))
+        .unwrap_or(head)
+        .trim_end();
+    let head = head.strip_suffix(" as")?.trim_end();
+    let start = head
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(in_value(c) || c == '.'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let token = head[start..].trim_end_matches(['.', ',']);
+    is_value(token, "", false).then(|| start..start + token.len())
 }
 
 /// The first `n` words of `s`.
@@ -227,6 +286,14 @@ fn is_value(token: &str, gap: &str, colon: bool) -> bool {
     }
     let year = digits == 4 && (token.starts_with("19") || token.starts_with("20"));
     !year || linked_straight(gap)
+}
+
+/// Whether the last word of `gap` is a link ("… de la porte est ").
+fn link_last(gap: &str) -> bool {
+    gap.split_whitespace()
+        .rev()
+        .find(|w| !ARTICLES.contains(w))
+        .is_some_and(|w| LINKS.contains(&w) || w.ends_with([':', '：']))
 }
 
 /// Whether `gap` is nothing, or one link ("ist", "是", "는"), or a colon.

@@ -451,6 +451,13 @@ const NOT_SECRETS_IN_ANY_LANGUAGE: &[&str] = &[
     "Ich wohne in der Hauptstraße 12 in Bremen",
     "我有两只狗，住在上海",
     "My password manager is 1Password",
+    "Le code de la route a 500 articles",
+    "Der Code der Software hat 3500 Zeilen",
+    "Mi código postal es 48001",
+    "El código del proyecto tiene 1200 líneas",
+    // "pin" inside a word of any language is no name ("helping … 500 books", LongMemEval).
+    "helping to sort and pack over 500 books for underprivileged kids",
+    "私はspinning 2000回やった",
 ];
 
 #[test]
@@ -469,4 +476,18 @@ fn look_alikes_in_any_language_are_not_secrets() {
     for text in NOT_SECRETS_IN_ANY_LANGUAGE {
         assert_eq!(find_all(text), Vec::new(), "{text}");
     }
+}
+
+/// The probe of issue #50: 20 phrasings of a secret in each read language and 14 in languages
+/// memory does not read (`phrasings.tsv`, written after the detector, as a user types them):
+/// every one is found.
+#[test]
+fn every_phrasing_of_the_probe_is_a_secret() {
+    let missed: Vec<&str> = include_str!("phrasings.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split_once('\t').map(|(_, text)| text))
+        .filter(|text| find(text).is_none())
+        .collect();
+    assert!(missed.is_empty(), "{} missed: {missed:#?}", missed.len());
 }
