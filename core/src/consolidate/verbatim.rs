@@ -37,7 +37,7 @@ pub fn read(text: &str, lang: Lang) -> Vec<(&str, Result<(), Dropped>)> {
 
 /// The verdict on one sentence in `row`'s language.
 fn verdict(s: &str, row: &Reader) -> Result<(), Dropped> {
-    if s.contains(['?', '？']) || s.starts_with('¿') {
+    if s.contains(['?', '？']) || s.starts_with('¿') || reader::asks(s, row) {
         return Err(Dropped::by(Rule::Question));
     }
     if let Some(secret) = crate::secret::find(s) {
@@ -211,5 +211,15 @@ mod tests {
         assert!(kept("彼女は大阪で看護師をしています。", Lang::Japanese).is_empty());
         assert!(kept("この映画はとても長いです。", Lang::Japanese).is_empty());
         assert!(kept("Les voitures sont belles et rapides.", Lang::French).is_empty());
+        // A question without its mark, by the reader's particles and question words.
+        for (text, lang) in [
+            ("どこに住んでいますか", Lang::Japanese),
+            ("牛抜きでゲームをする時間はありますか", Lang::Japanese),
+            ("我的狗叫什么名字呢。", Lang::Chinese),
+            ("Est-ce que je peux avoir un chien.", Lang::French),
+            ("저는 어디에 살아야 할까", Lang::Korean),
+        ] {
+            assert!(kept(text, lang).is_empty(), "{text}");
+        }
     }
 }

@@ -13,6 +13,7 @@ pub const READER: Reader = Reader {
     you: &[
         "du", "dich", "dir", "dein", "deine", "deinen", "deinem", "deiner", "ihr", "euch", "euer",
     ],
+    asks: &["warum", "wieso", "weshalb"],
     listener_openers: &[
         "weißt du",
         "weisst du",

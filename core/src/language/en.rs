@@ -13,6 +13,16 @@ pub const READER: Reader = Reader {
     first_person_openings: &["i'"],
     unsaid_subject: Unsaid::Said,
     you: SECOND_PERSON,
+    asks: &[
+        "do you",
+        "did you",
+        "are you",
+        "can you",
+        "could you",
+        "what",
+        "why",
+        "how come",
+    ],
     listener_openers: &[
         "you know what",
         "guess what",

@@ -14,6 +14,9 @@ pub const READER: Reader = Reader {
     you: &[
         "tú", "tu", "tus", "te", "ti", "usted", "ustedes", "vosotros", "vuestro", "vuestra",
     ],
+    asks: &[
+        "qué ", "cómo ", "por qué", "dónde", "cuándo", "cuál", "quién",
+    ],
     listener_openers: &[
         "te cuento",
         "le cuento",

@@ -11,6 +11,7 @@ pub const READER: Reader = Reader {
     you: &[
         "tu", "te", "toi", "ton", "ta", "tes", "vous", "votre", "vos", "t'",
     ],
+    asks: &["est-ce que", "est-ce qu'", "qu'est-ce", "pourquoi"],
     listener_openers: &[
         "tu sais",
         "vous savez",

@@ -10,6 +10,7 @@ pub const READER: Reader = Reader {
     // "Kerja di Jakarta" leaves "saya" out as often as not; read as said until measured.
     unsaid_subject: Unsaid::Said,
     you: &["kamu", "anda", "kau", "engkau", "mu"],
+    asks: &["apakah", "kenapa", "mengapa", "bagaimana"],
     listener_openers: &["tahu nggak", "tau gak", "asal tahu", "omong-omong"],
     passing: &[
         "hari ini",

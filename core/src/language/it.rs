@@ -33,6 +33,7 @@ pub const READER: Reader = Reader {
     you: &[
         "tu", "ti", "te", "tuo", "tua", "tuoi", "tue", "voi", "vostro", "vostra",
     ],
+    asks: &["come mai", "cosa ", "dove ", "chi "],
     listener_openers: &[
         "sai",
         "senti",

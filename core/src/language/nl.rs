@@ -9,6 +9,7 @@ pub const READER: Reader = Reader {
     first_person_openings: &[],
     unsaid_subject: Unsaid::Said,
     you: &["jij", "jou", "jouw", "u", "uw", "jullie"],
+    asks: &["waarom", "hoezo"],
     listener_openers: &["weet je", "weet je wat", "moet je horen", "ik zeg je"],
     passing: &[
         "vandaag",

@@ -12,6 +12,7 @@ pub const READER: Reader = Reader {
     first_person_openings: &[],
     unsaid_subject: Unsaid::InTheVerb,
     you: &["você", "vocês", "tu", "te", "teu", "tua", "teus", "tuas"],
+    asks: &["por que", "o que", "onde ", "qual "],
     listener_openers: &["sabe", "olha", "te conto", "te falo", "vou te contar"],
     passing: &[
         "hoje",

@@ -20,6 +20,10 @@ pub struct Reader {
     pub unsaid_subject: Unsaid,
     /// "you", "your": a sentence that speaks to the assistant is not a fact about the user.
     pub you: &'static [&'static str],
+    /// What makes a sentence a question without a question mark: a final particle in a
+    /// language that ends its questions so (Japanese "か", Korean "까", Chinese "吗"), else a
+    /// question word opening it ("est-ce que", "warum"). Never a fact.
+    pub asks: &'static [&'static str],
     /// What a speaker says to open a sentence to the listener ("te cuento", "weißt du",
     /// "告诉你"): left out before "you" is looked for, so the sentence after it is read.
     pub listener_openers: &'static [&'static str],
@@ -46,9 +50,14 @@ pub enum Unsaid {
     /// commonest verbs are listed in `first_person` (Spanish, Italian, Portuguese).
     InTheVerb,
     /// The subject is left out when it is the writer: a statement with no other subject (no
-    /// "you", no one else named as its topic) is the writer's (Japanese, Korean, Chinese,
-    /// Indonesian chat). `others` are the words that give a sentence another subject.
-    Dropped { others: &'static [&'static str] },
+    /// "you", no one else named as its topic, nothing pointed at) that says what the writer
+    /// does, has or likes (a verb form of `marks`: "ています", "好き", "일하") is the writer's
+    /// (Japanese, Korean). A reaction or an answer with no such verb ("すばらしい",
+    /// "はい、良い家です") is not.
+    Dropped {
+        others: &'static [&'static str],
+        marks: &'static [&'static str],
+    },
 }
 
 /// The words that bound a plan in time, read against when the user said it.
@@ -157,13 +166,45 @@ pub fn first_person(s: &str, reader: &Reader) -> bool {
     })
 }
 
+/// Whether `s` asks a question though it has no question mark: it ends with one of the
+/// reader's final particles, or opens with one of its question words.
+pub fn asks(s: &str, reader: &Reader) -> bool {
+    let folded = crate::words::fold(s.trim());
+    if reader.lang.unspaced() || reader.lang == Lang::Korean {
+        let end = folded.trim_end_matches(|c: char| !c.is_alphanumeric());
+        return reader.asks.iter().any(|a| end.ends_with(a));
+    }
+    let start = folded.trim_start_matches(|c: char| !c.is_alphanumeric());
+    reader.asks.iter().any(|a| {
+        start.starts_with(a)
+            && start[a.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric() || a.ends_with(' '))
+    })
+}
+
 /// Whether `s`, which does not say "I", is still its writer's: in a language that drops the
 /// subject, a statement that gives itself no other subject.
 pub fn unsaid_but_mine(s: &str, reader: &Reader) -> bool {
     match reader.unsaid_subject {
         Unsaid::Said | Unsaid::InTheVerb => false,
-        Unsaid::Dropped { others } => says_any(s, reader, others).is_none(),
+        Unsaid::Dropped { others, marks } => {
+            let letters = s.chars().filter(|c| c.is_alphanumeric()).count();
+            letters >= 6
+                && !others.iter().any(|o| says_other(s, reader, o))
+                && marks.iter().any(|m| s.contains(m))
+        }
     }
+}
+
+/// Whether `s` says `other`: anywhere in a language without spaces, else opening a word
+/// (Korean's words take endings: "그녀는"; "너" of "디자이너" is none).
+fn says_other(s: &str, reader: &Reader, other: &str) -> bool {
+    if reader.lang.unspaced() {
+        return s.contains(other);
+    }
+    words_of(s).iter().any(|w| w.starts_with(other))
 }
 
 /// `s` without a listener opener at its start ("Pues te cuento: me he mudado a Bilbao" → "me he
@@ -222,7 +263,7 @@ mod tests {
     fn every_reader_fills_every_part() {
         for r in READERS {
             let code = r.lang.code();
-            let parts: [(&str, &[&str]); 7] = [
+            let parts: [(&str, &[&str]); 8] = [
                 ("first_person or its openings", {
                     if r.first_person.is_empty() {
                         r.first_person_openings
@@ -231,6 +272,7 @@ mod tests {
                     }
                 }),
                 ("you", r.you),
+                ("asks", r.asks),
                 ("listener_openers", r.listener_openers),
                 ("passing", r.passing),
                 ("grammar", r.grammar),
@@ -252,8 +294,9 @@ mod tests {
             for (i, day) in r.times.weekdays.iter().enumerate() {
                 assert!(!day.is_empty(), "{code}: weekday {i} is empty");
             }
-            if let Unsaid::Dropped { others } = r.unsaid_subject {
+            if let Unsaid::Dropped { others, marks } = r.unsaid_subject {
                 assert!(!others.is_empty(), "{code}: unsaid_subject lists no others");
+                assert!(!marks.is_empty(), "{code}: unsaid_subject lists no marks");
             }
         }
         // One reader a language, and every language memory tells apart but `Other` has one.

@@ -12,6 +12,7 @@ pub const READER: Reader = Reader {
     // as the writer's until measured otherwise.
     unsaid_subject: Unsaid::Said,
     you: &["你", "您"],
+    asks: &["吗", "呢", "么"],
     listener_openers: &["告诉你", "跟你说", "你知道吗", "说真的"],
     passing: &[
         "今天",
