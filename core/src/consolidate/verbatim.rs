@@ -195,6 +195,14 @@ mod tests {
             ),
             ["ich bin letztes Jahr nach Bremen gezogen."]
         );
+        // A greeting opens a sentence; it does not make it pass (XPersona, Italian).
+        assert_eq!(
+            kept(
+                "ciao mi piace il Disneyland e vado ogni anno",
+                Lang::Italian
+            ),
+            ["mi piace il Disneyland e vado ogni anno"]
+        );
         assert_eq!(
             kept("告诉你，我搬到上海了。", Lang::Chinese),
             ["我搬到上海了。"]

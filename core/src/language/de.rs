@@ -15,6 +15,8 @@ pub const READER: Reader = Reader {
     ],
     asks: &["warum", "wieso", "weshalb"],
     listener_openers: &[
+        "danke",
+        "hallo",
         "weißt du",
         "weisst du",
         "stell dir vor",
@@ -44,8 +46,6 @@ pub const READER: Reader = Reader {
         "krank",
         "haha",
         "hahaha",
-        "danke",
-        "hallo",
         "gute nacht",
         "cool",
         "super",

@@ -18,6 +18,8 @@ pub const READER: Reader = Reader {
         "qué ", "cómo ", "por qué", "dónde", "cuándo", "cuál", "quién",
     ],
     listener_openers: &[
+        "gracias",
+        "hola",
         "te cuento",
         "le cuento",
         "te digo",
@@ -57,8 +59,6 @@ pub const READER: Reader = Reader {
         "de mal humor",
         "enfermo",
         "enferma",
-        "gracias",
-        "hola",
         "buenas noches",
         "ánimo",
     ],

@@ -11,7 +11,15 @@ pub const READER: Reader = Reader {
     unsaid_subject: Unsaid::Said,
     you: &["kamu", "anda", "kau", "engkau", "mu"],
     asks: &["apakah", "kenapa", "mengapa", "bagaimana"],
-    listener_openers: &["tahu nggak", "tau gak", "asal tahu", "omong-omong"],
+    listener_openers: &[
+        "terima kasih",
+        "makasih",
+        "halo",
+        "tahu nggak",
+        "tau gak",
+        "asal tahu",
+        "omong-omong",
+    ],
     passing: &[
         "hari ini",
         "malam ini",
@@ -31,9 +39,6 @@ pub const READER: Reader = Reader {
         "wkwk",
         "wkwkwk",
         "haha",
-        "terima kasih",
-        "makasih",
-        "halo",
     ],
     grammar: &[
         "yang",

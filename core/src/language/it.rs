@@ -35,6 +35,8 @@ pub const READER: Reader = Reader {
     ],
     asks: &["come mai", "cosa ", "dove ", "chi "],
     listener_openers: &[
+        "grazie",
+        "ciao",
         "sai",
         "senti",
         "ti dico",
@@ -67,8 +69,6 @@ pub const READER: Reader = Reader {
         "ahah",
         "ahahah",
         "haha",
-        "grazie",
-        "ciao",
         "che bello",
         "fantastico",
         "buonanotte",

@@ -25,7 +25,8 @@ pub struct Reader {
     /// question word opening it ("est-ce que", "warum"). Never a fact.
     pub asks: &'static [&'static str],
     /// What a speaker says to open a sentence to the listener ("te cuento", "weißt du",
-    /// "告诉你"): left out before "you" is looked for, so the sentence after it is read.
+    /// "告诉你"), a greeting or thanks among them ("ciao", "merci"): left out before the
+    /// sentence is read, so what follows is ("ciao mi piace il Disneyland …").
     pub listener_openers: &'static [&'static str],
     /// What passes: moods, reactions, the moment, the chat itself ("je suis crevée", "gerade",
     /// "jajaja", "心情"), matched as whole words (anywhere, without spaces): never a fact.

@@ -13,7 +13,7 @@ pub const READER: Reader = Reader {
     unsaid_subject: Unsaid::Said,
     you: &["你", "您"],
     asks: &["吗", "呢", "么"],
-    listener_openers: &["告诉你", "跟你说", "你知道吗", "说真的"],
+    listener_openers: &["谢谢", "你好", "告诉你", "跟你说", "你知道吗", "说真的"],
     passing: &[
         "今天",
         "今晚",
@@ -32,8 +32,6 @@ pub const READER: Reader = Reader {
         "难过",
         "伤心",
         "哈哈",
-        "谢谢",
-        "你好",
         "晚安",
         "生气",
         "压力",

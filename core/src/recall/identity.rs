@@ -107,6 +107,7 @@ const KINDS: &[Kind] = &[
     Kind {
         asked: Asked::Work,
         questions: &[
+            "what do i do",
             "what do i do for a living",
             "what do i do for work",
             "what is my job",
@@ -266,6 +267,11 @@ mod tests {
             ("who am I?", Some(Asked::Name)),
             ("Where do I live?", Some(Asked::Home)),
             ("what do I do for a living?", Some(Asked::Work)),
+            // Issue #50: "What do I do?" asks the work; "… about my cough" or "… for fun" do
+            // not.
+            ("What do I do?", Some(Asked::Work)),
+            ("what do I do about my cough?", None),
+            ("what do I do for fun", None),
             ("What am I working on these days?", Some(Asked::Projects)),
             ("what is a good name for my cat?", None),
             ("who am i talking to", None),
