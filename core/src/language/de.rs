@@ -1,7 +1,7 @@
 //! German, as memory reads it.
 
 use super::Lang;
-use super::reader::{Reader, Times, Unsaid};
+use super::reader::{Constraints, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::German,
@@ -80,6 +80,36 @@ pub const READER: Reader = Reader {
         "code für das",
         "code der",
     ],
+    constraints: Constraints {
+        diet: &[
+            "vegetarier",
+            "vegetarierin",
+            "veganer",
+            "veganerin",
+            "vegetarisch",
+            "vegan",
+            "glutenfrei",
+            "zöliakie",
+            "laktoseintoleranz",
+            "laktoseintolerant",
+            "esse kein",
+            "esse keine",
+            "esse keinen",
+            "trinke keinen",
+        ],
+        allergy: &["allergisch", "allergie"],
+        allergens: &["nüsse", "erdnüsse", "meeresfrüchte", "milch", "eier"],
+        advice: &["ideen", "vorschläge", "tipps", "empfehlen", "empfehlung"],
+        food: &[
+            "abendessen",
+            "mittagessen",
+            "essen",
+            "rezept",
+            "rezepte",
+            "kochen",
+            "restaurant",
+        ],
+    },
     times: Times {
         days: &[
             ("heute", 0),

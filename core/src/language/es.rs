@@ -1,7 +1,7 @@
 //! Spanish, as memory reads it.
 
 use super::Lang;
-use super::reader::{Reader, Times, Unsaid};
+use super::reader::{Constraints, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Spanish,
@@ -85,6 +85,51 @@ pub const READER: Reader = Reader {
         "código de la",
         "código del",
     ],
+    constraints: Constraints {
+        diet: &[
+            "vegetariano",
+            "vegetariana",
+            "vegano",
+            "vegana",
+            "sin gluten",
+            "celíaco",
+            "celíaca",
+            "sin lactosa",
+            "intolerante",
+            "no como",
+            "no bebo",
+            "halal",
+        ],
+        allergy: &["alérgico", "alérgica", "alergia"],
+        allergens: &[
+            "nueces",
+            "cacahuetes",
+            "maní",
+            "mariscos",
+            "leche",
+            "huevo",
+            "huevos",
+        ],
+        advice: &[
+            "ideas",
+            "sugerencias",
+            "consejos",
+            "recomiendas",
+            "recomendar",
+            "recomiéndame",
+        ],
+        food: &[
+            "cena",
+            "almuerzo",
+            "comida",
+            "receta",
+            "recetas",
+            "cocinar",
+            "cenar",
+            "comer",
+            "restaurante",
+        ],
+    },
     times: Times {
         days: &[
             ("hoy", 0),

@@ -1,7 +1,7 @@
 //! French, as memory reads it.
 
 use super::Lang;
-use super::reader::{Reader, Times, Unsaid};
+use super::reader::{Constraints, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::French,
@@ -98,6 +98,55 @@ pub const READER: Reader = Reader {
         "code de la",
         "code du",
     ],
+    constraints: Constraints {
+        diet: &[
+            "végétarien",
+            "végétarienne",
+            "végétalien",
+            "végétalienne",
+            "végane",
+            "vegan",
+            "sans gluten",
+            "cœliaque",
+            "coeliaque",
+            "halal",
+            "casher",
+            "sans lactose",
+            "intolérant",
+            "intolérante",
+            "ne mange pas",
+            "ne mange jamais",
+            "ne bois pas",
+        ],
+        allergy: &["allergique", "allergie"],
+        allergens: &[
+            "noix",
+            "arachides",
+            "cacahuètes",
+            "fruits de mer",
+            "lait",
+            "œufs",
+            "oeufs",
+        ],
+        advice: &[
+            "idées",
+            "idée",
+            "suggestions",
+            "conseils",
+            "conseil",
+            "recommander",
+        ],
+        food: &[
+            "dîner",
+            "déjeuner",
+            "repas",
+            "recette",
+            "recettes",
+            "cuisiner",
+            "manger",
+            "restaurant",
+        ],
+    },
     times: Times {
         days: &[
             ("aujourd'hui", 0),

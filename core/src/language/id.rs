@@ -1,7 +1,7 @@
 //! Indonesian, as memory reads it.
 
 use super::Lang;
-use super::reader::{Reader, Times, Unsaid};
+use super::reader::{Constraints, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Indonesian,
@@ -93,6 +93,28 @@ pub const READER: Reader = Reader {
         "kode akses",
         "kode rahasia",
     ],
+    constraints: Constraints {
+        diet: &[
+            "vegetarian",
+            "vegan",
+            "tidak makan",
+            "nggak makan",
+            "tidak minum",
+            "halal",
+            "intoleransi",
+        ],
+        allergy: &["alergi"],
+        allergens: &["kacang", "seafood", "susu", "telur", "udang"],
+        advice: &["saran", "usul", "rekomendasi", "tips"],
+        food: &[
+            "makan malam",
+            "makan siang",
+            "resep",
+            "masak",
+            "makanan",
+            "restoran",
+        ],
+    },
     times: Times {
         days: &[("hari ini", 0), ("malam ini", 0), ("besok", 1), ("lusa", 2)],
         weeks: &[("minggu ini", 0), ("minggu depan", 1)],

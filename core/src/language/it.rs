@@ -1,7 +1,7 @@
 //! Italian, as memory reads it.
 
 use super::Lang;
-use super::reader::{Reader, Times, Unsaid};
+use super::reader::{Constraints, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Italian,
@@ -93,6 +93,38 @@ pub const READER: Reader = Reader {
         "codice della",
         "codice del",
     ],
+    constraints: Constraints {
+        diet: &[
+            "vegetariano",
+            "vegetariana",
+            "vegano",
+            "vegana",
+            "senza glutine",
+            "celiaco",
+            "celiaca",
+            "intollerante",
+            "non mangio",
+            "non bevo",
+        ],
+        allergy: &["allergico", "allergica", "allergia"],
+        allergens: &["noci", "arachidi", "frutti di mare", "latte", "uova"],
+        advice: &[
+            "idee",
+            "consigli",
+            "suggerimenti",
+            "consigliare",
+            "consigliami",
+        ],
+        food: &[
+            "pranzo",
+            "cena",
+            "ricetta",
+            "ricette",
+            "cucinare",
+            "mangiare",
+            "ristorante",
+        ],
+    },
     times: Times {
         days: &[
             ("oggi", 0),

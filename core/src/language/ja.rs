@@ -2,7 +2,7 @@
 //! sentence; the writer is mostly left unsaid ("大阪で看護師をしています").
 
 use super::Lang;
-use super::reader::{Reader, Times, Unsaid};
+use super::reader::{Constraints, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Japanese,
@@ -131,6 +131,41 @@ pub const READER: Reader = Reader {
         "前は",
     ],
     secret_names: &["パスワード", "暗証番号", "パスコード", "ピン番号", "pin"],
+    constraints: Constraints {
+        diet: &[
+            "ベジタリアン",
+            "ビーガン",
+            "菜食",
+            "グルテンフリー",
+            "乳糖不耐",
+            "肉を食べ",
+            "お酒を飲ま",
+            "ハラル",
+        ],
+        allergy: &["アレルギー"],
+        allergens: &[
+            "ナッツ",
+            "ピーナッツ",
+            "落花生",
+            "卵",
+            "牛乳",
+            "小麦",
+            "えび",
+            "甲殻類",
+        ],
+        advice: &["おすすめ", "アイデア", "提案", "アドバイス"],
+        food: &[
+            "夕食",
+            "晩ご飯",
+            "晩ごはん",
+            "昼食",
+            "ランチ",
+            "レシピ",
+            "料理",
+            "食事",
+            "レストラン",
+        ],
+    },
     times: Times {
         days: &[
             ("今日", 0),

@@ -2,7 +2,7 @@
 //! match the start of a word.
 
 use super::Lang;
-use super::reader::{Reader, Times, Unsaid};
+use super::reader::{Constraints, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Korean,
@@ -101,6 +101,21 @@ pub const READER: Reader = Reader {
         "지만", "무슨",
     ],
     secret_names: &["비밀번호", "비번", "암호", "패스워드", "핀번호", "pin"],
+    constraints: Constraints {
+        diet: &[
+            "채식",
+            "비건",
+            "글루텐",
+            "유당불내증",
+            "할랄",
+            "고기를 안",
+            "술을 안",
+        ],
+        allergy: &["알레르기", "알러지"],
+        allergens: &["땅콩", "견과류", "갑각류", "우유", "계란", "새우"],
+        advice: &["추천", "아이디어", "제안", "조언"],
+        food: &["저녁", "점심", "레시피", "요리", "식사", "식당", "메뉴"],
+    },
     times: Times {
         days: &[("오늘", 0), ("오늘밤", 0), ("내일", 1), ("모레", 2)],
         weeks: &[("이번 주", 0), ("이번주", 0), ("다음 주", 1), ("다음주", 1)],

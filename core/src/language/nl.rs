@@ -1,7 +1,7 @@
 //! Dutch, as memory reads it.
 
 use super::Lang;
-use super::reader::{Reader, Times, Unsaid};
+use super::reader::{Constraints, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Dutch,
@@ -55,6 +55,38 @@ pub const READER: Reader = Reader {
         "code van de",
         "code van het",
     ],
+    constraints: Constraints {
+        diet: &[
+            "vegetariër",
+            "vegetarisch",
+            "veganist",
+            "veganistisch",
+            "glutenvrij",
+            "coeliakie",
+            "lactose-intolerant",
+            "eet geen",
+            "drink geen",
+        ],
+        allergy: &["allergisch", "allergie"],
+        allergens: &[
+            "noten",
+            "pinda",
+            "pinda's",
+            "schaaldieren",
+            "melk",
+            "eieren",
+        ],
+        advice: &["ideeën", "suggesties", "tips", "advies", "aanraden"],
+        food: &[
+            "avondeten",
+            "maaltijd",
+            "recept",
+            "recepten",
+            "koken",
+            "eten",
+            "restaurant",
+        ],
+    },
     times: Times {
         days: &[
             ("vandaag", 0),

@@ -1,7 +1,7 @@
 //! Portuguese, as memory reads it.
 
 use super::Lang;
-use super::reader::{Reader, Times, Unsaid};
+use super::reader::{Constraints, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Portuguese,
@@ -70,6 +70,42 @@ pub const READER: Reader = Reader {
         "código da",
         "código do",
     ],
+    constraints: Constraints {
+        diet: &[
+            "vegetariano",
+            "vegetariana",
+            "vegano",
+            "vegana",
+            "sem glúten",
+            "celíaco",
+            "celíaca",
+            "sem lactose",
+            "intolerante",
+            "não como",
+            "não bebo",
+        ],
+        allergy: &["alérgico", "alérgica", "alergia"],
+        allergens: &["nozes", "amendoim", "frutos do mar", "leite", "ovo", "ovos"],
+        advice: &[
+            "ideia",
+            "ideias",
+            "sugestões",
+            "conselhos",
+            "dicas",
+            "recomendar",
+            "recomenda",
+        ],
+        food: &[
+            "jantar",
+            "almoço",
+            "refeição",
+            "receita",
+            "receitas",
+            "cozinhar",
+            "comer",
+            "restaurante",
+        ],
+    },
     times: Times {
         days: &[
             ("hoje", 0),

@@ -37,8 +37,25 @@ pub struct Reader {
     /// The names of a secret ("contraseña", "Geheimzahl", "密码", "비밀번호"): a value after
     /// one is refused on every write path (`crate::secret`), whatever language the text is in.
     pub secret_names: &'static [&'static str],
+    /// Standing-constraint cues: what makes a fact a diet or an allergy, and a message a
+    /// request for advice on food (`recall::constraint`).
+    pub constraints: Constraints,
     /// Plan and time words: what bounds a fact in time (`valid_until`).
     pub times: Times,
+}
+
+/// The cues of standing constraints in one language, each a word or a phrase, lower-case.
+pub struct Constraints {
+    /// A diet: "végétarienne", "cœliaque", "素食", "does not eat".
+    pub diet: &'static [&'static str],
+    /// An allergy: "allergique", "过敏".
+    pub allergy: &'static [&'static str],
+    /// Allergens that make an allergy a food matter: "noix", "花生".
+    pub allergens: &'static [&'static str],
+    /// Asking for advice or ideas: "idées", "建议".
+    pub advice: &'static [&'static str],
+    /// Meals and food: "dîner", "recette", "晚饭".
+    pub food: &'static [&'static str],
 }
 
 /// How a sentence without a pronoun is still its writer's.
@@ -264,7 +281,13 @@ mod tests {
     fn every_reader_fills_every_part() {
         for r in READERS {
             let code = r.lang.code();
-            let parts: [(&str, &[&str]); 8] = [
+            let c = &r.constraints;
+            let parts: [(&str, &[&str]); 13] = [
+                ("constraints.diet", c.diet),
+                ("constraints.allergy", c.allergy),
+                ("constraints.allergens", c.allergens),
+                ("constraints.advice", c.advice),
+                ("constraints.food", c.food),
                 ("first_person or its openings", {
                     if r.first_person.is_empty() {
                         r.first_person_openings

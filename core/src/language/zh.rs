@@ -2,7 +2,7 @@
 //! sentence, and recall's grammar words are two-letter pieces (`crate::words::tokens`).
 
 use super::Lang;
-use super::reader::{Reader, Times, Unsaid};
+use super::reader::{Constraints, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Chinese,
@@ -43,6 +43,24 @@ pub const READER: Reader = Reader {
         "吗", "呢", "叫什", "么名",
     ],
     secret_names: &["密码", "口令", "验证码", "pin码", "取款码", "支付码"],
+    constraints: Constraints {
+        diet: &[
+            "素食",
+            "吃素",
+            "不吃肉",
+            "不吃猪肉",
+            "乳糖不耐",
+            "清真",
+            "不喝酒",
+            "麸质",
+        ],
+        allergy: &["过敏"],
+        allergens: &["坚果", "花生", "海鲜", "牛奶", "鸡蛋"],
+        advice: &["建议", "推荐", "主意"],
+        food: &[
+            "晚饭", "晚餐", "午饭", "午餐", "食谱", "菜谱", "做饭", "吃饭", "餐厅",
+        ],
+    },
     times: Times {
         days: &[("今天", 0), ("今晚", 0), ("明天", 1), ("后天", 2)],
         weeks: &[

@@ -2,16 +2,17 @@
 //! health condition, accessibility, a language, a budget, a family situation), recognised from
 //! a fact's text by rule, and the advice domains a message asks about (food, travel, shopping,
 //! health, plans). A message asking for advice in a domain recalls the constraints on it even
-//! when it shares no word with them ("Any dinner ideas?" over "User is vegetarian"). Beside
-//! English, the cues of diet, allergy, food and asking for ideas are listed in French, Spanish,
-//! Italian, German and Chinese, so a constraint kept in the user's words is found in their
-//! language ("Des idées pour le dîner ?" over "je suis végétarienne").
+//! when it shares no word with them ("Any dinner ideas?" over "User is vegetarian"). The cues of
+//! diet, allergy, allergens, food and asking for ideas are every reader's (`language::reader`),
+//! so a constraint kept in the user's words is found in their language ("Des idées pour le
+//! dîner ?" over "je suis végétarienne"); the other kinds are English's.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use serde::Serialize;
 
+use crate::language::reader::{Constraints, READERS};
 use crate::words::tokens;
 
 /// What kind of constraint a fact states (`--explain` shows "constraint: diet").
@@ -102,108 +103,6 @@ fn any(s: &Spaced, cues: &[&str]) -> bool {
         s.words.contains(first) && (!c.contains(' ') || s.line.contains(&format!(" {c} ")))
     })
 }
-
-const DIET: &[&str] = &[
-    "végétarien",
-    "végétarienne",
-    "végétalien",
-    "végétalienne",
-    "vegetariano",
-    "vegetariana",
-    "vegano",
-    "vegana",
-    "vegetarier",
-    "vegetarierin",
-    "veganer",
-    "veganerin",
-    "vegetarisch",
-    "sans gluten",
-    "sin gluten",
-    "senza glutine",
-    "glutenfrei",
-    "素食",
-    "吃素",
-    "不吃肉",
-    "vegetarian",
-    "vegan",
-    "pescatarian",
-    "pescetarian",
-    "coeliac",
-    "celiac",
-    "gluten free",
-    "halal",
-    "kosher",
-    "teetotal",
-    "teetotaller",
-    "don't drink",
-    "doesn't drink",
-    "no alcohol",
-    "sober",
-    "lactose",
-    "dairy free",
-    "intolerant",
-    "intolerance",
-    "keto",
-    "low carb",
-    "no caffeine",
-    "no meat",
-    "don't eat",
-    "doesn't eat",
-    "can't eat",
-    "never eat",
-    "never eats",
-];
-
-const ALLERGY: &[&str] = &[
-    "allergic",
-    "allergy",
-    "allergies",
-    "anaphylaxis",
-    "epipen",
-    "allergique",
-    "allergie",
-    "alérgico",
-    "alérgica",
-    "alergia",
-    "allergico",
-    "allergica",
-    "allergisch",
-    "过敏",
-];
-
-/// Allergens that make an allergy a food matter as well as a health one.
-const FOOD_ALLERGENS: &[&str] = &[
-    "noix",
-    "arachides",
-    "cacahuètes",
-    "nueces",
-    "cacahuetes",
-    "maní",
-    "noci",
-    "arachidi",
-    "nüsse",
-    "erdnüsse",
-    "坚果",
-    "花生",
-    "peanut",
-    "peanuts",
-    "nut",
-    "nuts",
-    "shellfish",
-    "prawns",
-    "egg",
-    "eggs",
-    "milk",
-    "dairy",
-    "sesame",
-    "soy",
-    "soya",
-    "wheat",
-    "gluten",
-    "fish",
-    "strawberries",
-    "kiwi",
-];
 
 const HEALTH: &[&str] = &[
     "asthma",
@@ -392,19 +291,63 @@ const SPEAKS_: usize = 7;
 const BUDGET_: usize = 8;
 const DEPENDENTS_: usize = 9;
 const SITUATION_: usize = 10;
-const FACT_CUES: [&[&str]; 11] = [
-    ALLERGY,
-    FOOD_ALLERGENS,
-    DIET,
-    ACCESSIBILITY,
-    TRAVEL_HEALTH,
-    HEALTH,
-    LANGUAGES,
-    SPEAKS,
-    BUDGET,
-    DEPENDENTS,
-    SITUATION,
-];
+/// The cue lists a fact is matched against: the readers' diet, allergy and allergen cues
+/// (every language's: a fact is in the user's), then English's deeper lists.
+fn fact_cue_lists() -> [&'static [&'static str]; 11] {
+    let g = gathered();
+    [
+        &g.allergy,
+        &g.allergens,
+        &g.diet,
+        ACCESSIBILITY,
+        TRAVEL_HEALTH,
+        HEALTH,
+        LANGUAGES,
+        SPEAKS,
+        BUDGET,
+        DEPENDENTS,
+        SITUATION,
+    ]
+}
+
+/// The constraint cues of every reader, gathered once.
+struct Gathered {
+    diet: Vec<&'static str>,
+    allergy: Vec<&'static str>,
+    allergens: Vec<&'static str>,
+    advice: Vec<&'static str>,
+    food: Vec<&'static str>,
+}
+
+fn gathered() -> &'static Gathered {
+    static G: OnceLock<Gathered> = OnceLock::new();
+    G.get_or_init(|| {
+        let all = |pick: fn(&'static Constraints) -> &'static [&'static str]| {
+            READERS
+                .iter()
+                .flat_map(|r| pick(&r.constraints).iter().copied())
+                .map(as_tokens)
+                .collect()
+        };
+        Gathered {
+            diet: all(|c| c.diet),
+            allergy: all(|c| c.allergy),
+            allergens: all(|c| c.allergens),
+            advice: all(|c| c.advice),
+            food: all(|c| c.food),
+        }
+    })
+}
+
+/// A cue as the words `tokens` gives its text: itself, or, in letters without spaces (Chinese,
+/// Japanese, Korean), its two-letter pieces one space apart ("不吃肉" → "不吃 吃肉").
+fn as_tokens(cue: &'static str) -> &'static str {
+    if !cue.chars().any(crate::words::is_cjk) {
+        return cue;
+    }
+    let pieces: Vec<String> = cue.split(' ').flat_map(tokens).collect();
+    Box::leak(pieces.join(" ").into_boxed_str())
+}
 
 /// Which of [`FACT_CUES`] occur in `words`, as bits. Looked up from each word of the fact (a
 /// map from a cue's first word to its lists), so the index pays a few lookups per fact, not
@@ -414,7 +357,7 @@ fn fact_cues(words: &[String]) -> u32 {
     static MAP: OnceLock<ByFirst> = OnceLock::new();
     let map = MAP.get_or_init(|| {
         let mut m: ByFirst = HashMap::new();
-        for (group, cues) in FACT_CUES.iter().enumerate() {
+        for (group, cues) in fact_cue_lists().iter().enumerate() {
             for cue in *cues {
                 let parts: Vec<&'static str> = cue.split(' ').collect();
                 m.entry(parts[0]).or_default().push((group, parts));
@@ -438,135 +381,6 @@ fn fact_cues(words: &[String]) -> u32 {
     }
     has
 }
-
-/// Words that make a message a request for advice or a recommendation.
-const ADVICE: &[&str] = &[
-    "idées",
-    "idée",
-    "suggestions",
-    "conseils",
-    "conseil",
-    "recommander",
-    "ideas",
-    "sugerencias",
-    "consejos",
-    "recomiendas",
-    "ideen",
-    "vorschläge",
-    "tipps",
-    "empfehlen",
-    "idee",
-    "consigli",
-    "suggerimenti",
-    "建议",
-    "推荐",
-    "主意",
-    "suggest",
-    "suggestion",
-    "suggestions",
-    "recommend",
-    "recommendation",
-    "recommendations",
-    "idea",
-    "ideas",
-    "tips",
-    "advice",
-    "advise",
-    "plan",
-    "book",
-    "find me",
-    "find us",
-    "find a",
-    "pick",
-    "choose",
-    "should i",
-    "should we",
-    "can i have",
-    "can i eat",
-    "can i take",
-    "could i",
-    "what can i",
-    "what can we",
-    "where can",
-    "where could",
-    "is it ok",
-    "is it safe",
-    "safe for me",
-    "ok for me",
-    "what to",
-    "help me",
-];
-
-const FOOD: &[&str] = &[
-    "dîner",
-    "déjeuner",
-    "repas",
-    "recette",
-    "recettes",
-    "cuisiner",
-    "cena",
-    "almuerzo",
-    "comida",
-    "receta",
-    "recetas",
-    "cocinar",
-    "abendessen",
-    "mittagessen",
-    "essen",
-    "rezept",
-    "rezepte",
-    "kochen",
-    "pranzo",
-    "ricetta",
-    "ricette",
-    "cucinare",
-    "晚饭",
-    "晚餐",
-    "午饭",
-    "午餐",
-    "食谱",
-    "菜谱",
-    "做饭",
-    "dinner",
-    "lunch",
-    "breakfast",
-    "brunch",
-    "supper",
-    "meal",
-    "meals",
-    "recipe",
-    "recipes",
-    "cook",
-    "cooking",
-    "bake",
-    "baking",
-    "eat",
-    "eating",
-    "food",
-    "snack",
-    "snacks",
-    "dessert",
-    "cake",
-    "restaurant",
-    "restaurants",
-    "cafe",
-    "takeaway",
-    "takeout",
-    "menu",
-    "pizza",
-    "drink",
-    "drinks",
-    "cocktail",
-    "coffee",
-    "wine",
-    "beer",
-    "pub",
-    "picnic",
-    "table",
-    "order",
-    "packed lunch",
-    "night out",
-];
 
 const TRAVEL: &[&str] = &[
     "holiday",
@@ -646,12 +460,13 @@ const PLANS: &[&str] = &[
 /// named, so "dinner ideas for tonight" asks about food, not every plan.
 pub fn advice_domains(message: &str) -> Domains {
     let s = spaced(message);
-    if !any(&s, ADVICE) {
+    let g = gathered();
+    if !any(&s, &g.advice) {
         return Domains::NONE;
     }
     let mut d = Domains::NONE;
     for (cues, domain) in [
-        (FOOD, Domains::FOOD),
+        (g.food.as_slice(), Domains::FOOD),
         (TRAVEL, Domains::TRAVEL),
         (SHOPPING, Domains::SHOPPING),
         (HEALTH_ADVICE, Domains::HEALTH),
@@ -746,6 +561,36 @@ mod tests {
         assert!(peanut.domains.meets(Domains::FOOD) && peanut.domains.meets(Domains::HEALTH));
         let drug = of_fact("I'm allergic to penicillin").unwrap();
         assert!(drug.domains.meets(Domains::HEALTH) && !drug.domains.meets(Domains::FOOD));
+    }
+
+    /// Issue #50: constraints beyond the five languages that had cues, and the pass's own
+    /// English ("User does not eat pork").
+    #[test]
+    fn constraints_in_every_read_language() {
+        for (fact, want) in [
+            ("Je suis cœliaque", "diet"),
+            ("User does not eat pork", "diet"),
+            ("Sou vegetariana há dez anos", "diet"),
+            ("Tenho alergia a amendoim", "allergy"),
+            ("Ik ben allergisch voor pinda's", "allergy"),
+            ("Saya alergi kacang", "allergy"),
+            ("私はベジタリアンです", "diet"),
+            ("私はピーナッツアレルギーです", "allergy"),
+            ("저는 채식주의자예요", "diet"),
+            ("저는 땅콩 알레르기가 있어요", "allergy"),
+            ("我不吃肉", "diet"),
+        ] {
+            assert_eq!(label(fact), Some(want), "{fact}");
+        }
+        for (message, want) in [
+            ("Alguma ideia para o jantar?", Domains::FOOD),
+            ("夕食のおすすめはありますか？", Domains::FOOD),
+            ("저녁 메뉴 추천해 줄래요?", Domains::FOOD),
+            ("Heb je ideeën voor het avondeten?", Domains::FOOD),
+            ("Ada saran untuk makan malam?", Domains::FOOD),
+        ] {
+            assert_eq!(advice_domains(message), want, "{message}");
+        }
     }
 
     #[test]
