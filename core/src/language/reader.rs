@@ -5,6 +5,9 @@
 //! English is one reader among them: its clause engine (`consolidate::disclose`) reads more of
 //! English than these parts, but the parts every language shares are read from here.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use super::Lang;
 
 /// Everything memory needs to read one language.
@@ -258,18 +261,35 @@ pub fn without_opener<'a>(s: &'a str, reader: &Reader) -> &'a str {
 /// any and it is not English (whose grammar words `crate::words` leaves out always): what
 /// recall leaves out of a text beside English's.
 pub fn grammar_of(words: &[String]) -> Option<&'static [&'static str]> {
-    let mut best: Option<(&Reader, usize)> = None;
-    for r in READERS {
-        let n = words
-            .iter()
-            .filter(|w| r.grammar.contains(&w.as_str()))
-            .count();
-        if n > 0 && best.is_none_or(|(_, m)| n > m) {
-            best = Some((r, n));
+    // Each grammar word with the readers that list it, as bits of their place in READERS.
+    static READERS_OF: OnceLock<HashMap<&'static str, u32>> = OnceLock::new();
+    let readers_of = READERS_OF.get_or_init(|| {
+        let mut m: HashMap<&'static str, u32> = HashMap::new();
+        for (i, r) in READERS.iter().enumerate() {
+            for g in r.grammar {
+                *m.entry(g).or_default() |= 1 << i;
+            }
+        }
+        m
+    });
+    let mut counts = [0usize; 32];
+    for w in words {
+        if let Some(bits) = readers_of.get(w.as_str()) {
+            (0..READERS.len())
+                .filter(|i| bits & (1 << i) != 0)
+                .for_each(|i| counts[i] += 1);
         }
     }
-    best.filter(|(r, _)| r.lang != Lang::English)
-        .map(|(r, _)| r.grammar)
+    // The first reader with the most, English first: a tie is English's.
+    let (best, n) = (0..READERS.len()).fold((0, 0), |(b, m), i| {
+        if counts[i] > m {
+            (i, counts[i])
+        } else {
+            (b, m)
+        }
+    });
+    let r = READERS[best];
+    (n > 0 && r.lang != Lang::English).then_some(r.grammar)
 }
 
 #[cfg(test)]

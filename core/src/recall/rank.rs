@@ -114,12 +114,17 @@ pub fn rank(
         .enumerate()
         .map(|(index, (r, s))| {
             let gate = match (gates.passes(s.share, s.cosine, about_user), s.cosine) {
-                _ if withheld(r, now) => Gate::Rejected,
                 (false, _) if s.constraint.is_some() => Gate::Constraint,
                 (false, _) if s.answers.is_some() => Gate::Answers,
                 (false, _) => Gate::Rejected,
                 (true, None) => Gate::SharedWord,
                 (true, Some(_)) => Gate::Similar,
+            };
+            // Asked only of what would pass: the secret rules read every language.
+            let gate = if gate != Gate::Rejected && withheld(r, now) {
+                Gate::Rejected
+            } else {
+                gate
             };
             let relevance = gates.relevance(s.share, s.cosine)
                 + if s.dated && gate != Gate::Rejected {
