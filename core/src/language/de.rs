@@ -1,7 +1,7 @@
 //! German, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::German,
@@ -80,6 +80,25 @@ pub const READER: Reader = Reader {
         "code für das",
         "code der",
     ],
+    identity: Identity {
+        name: Cues {
+            asked: &["wie heiße ich", "wie ist mein name", "was ist mein name"],
+            told: &["ich heiße", "mein name ist"],
+        },
+        home: Cues {
+            asked: &["wo wohne ich", "wo lebe ich"],
+            told: &["ich wohne", "ich lebe in", "ich bin nach"],
+        },
+        work: Cues {
+            asked: &[
+                "was arbeite ich",
+                "wo arbeite ich",
+                "was ist mein beruf",
+                "was mache ich beruflich",
+            ],
+            told: &["ich arbeite", "ich bin von beruf", "mein beruf"],
+        },
+    },
     constraints: Constraints {
         diet: &[
             "vegetarier",

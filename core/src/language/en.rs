@@ -4,7 +4,7 @@
 //! here too.
 
 use super::Lang;
-use super::reader::{Constraints, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
 use crate::words::{FIRST_PERSON_SUBJECTS, SECOND_PERSON, STOP_WORDS};
 
 pub const READER: Reader = Reader {
@@ -42,6 +42,91 @@ pub const READER: Reader = Reader {
         "door code",
         "wifi key",
     ],
+    identity: Identity {
+        name: Cues {
+            asked: &[
+                "what is my name",
+                "what's my name",
+                "whats my name",
+                "who am i",
+                "do you know my name",
+                "do you remember my name",
+                "what am i called",
+                "what do you call me",
+                "what was my name",
+            ],
+            told: &[
+                "my name is",
+                "user's name is",
+                "user is called",
+                "i am called",
+                "i'm called",
+            ],
+        },
+        home: Cues {
+            asked: &[
+                "where do i live",
+                "where am i living",
+                "where am i from",
+                "where is my home",
+                "where's my home",
+                "which city do i live",
+                "what city do i live",
+                "where is my flat",
+                "where's my flat",
+                "where is my apartment",
+                "where is my house",
+                "where did i move",
+            ],
+            told: &[
+                "i live in",
+                "i live on",
+                "user lives",
+                "lives in",
+                "moved to",
+                "i'm from",
+                "i am from",
+                "user is from",
+                "grew up in",
+                "flat is in",
+                "house is in",
+                "apartment is in",
+                "home is in",
+                "based in",
+                "relocated to",
+            ],
+        },
+        work: Cues {
+            asked: &[
+                "what do i do",
+                "what do i do for a living",
+                "what do i do for work",
+                "what is my job",
+                "what's my job",
+                "what do i work as",
+                "what is my profession",
+                "what's my profession",
+                "what is my occupation",
+                "who do i work for",
+                "where do i work",
+                "what's my job title",
+                "what is my job title",
+            ],
+            told: &[
+                "i work",
+                "user works",
+                "works as",
+                "works at",
+                "works for",
+                "my job",
+                "user's job",
+                "job is",
+                "employed",
+                "by profession",
+                "my profession",
+            ],
+        },
+    },
     constraints: Constraints {
         diet: &[
             "vegetarian",

@@ -1,7 +1,7 @@
 //! Spanish, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Spanish,
@@ -85,6 +85,25 @@ pub const READER: Reader = Reader {
         "código de la",
         "código del",
     ],
+    identity: Identity {
+        name: Cues {
+            asked: &["cómo me llamo", "cuál es mi nombre"],
+            told: &["me llamo", "mi nombre es"],
+        },
+        home: Cues {
+            asked: &["dónde vivo"],
+            told: &["vivo en", "me mudé a", "me he mudado a", "soy de"],
+        },
+        work: Cues {
+            asked: &[
+                "a qué me dedico",
+                "en qué trabajo",
+                "dónde trabajo",
+                "cuál es mi trabajo",
+            ],
+            told: &["trabajo como", "trabajo en", "me dedico a"],
+        },
+    },
     constraints: Constraints {
         diet: &[
             "vegetariano",

@@ -1,7 +1,7 @@
 //! French, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::French,
@@ -98,6 +98,44 @@ pub const READER: Reader = Reader {
         "code de la",
         "code du",
     ],
+    identity: Identity {
+        name: Cues {
+            asked: &[
+                "comment je m'appelle",
+                "quel est mon nom",
+                "quel est mon prénom",
+                "je m'appelle comment",
+                "qui suis-je",
+            ],
+            told: &["je m'appelle", "mon nom est", "mon prénom est"],
+        },
+        home: Cues {
+            asked: &[
+                "où est-ce que j'habite",
+                "où j'habite",
+                "où est-ce que je vis",
+                "où je vis",
+                "j'habite où",
+            ],
+            told: &[
+                "j'habite",
+                "je vis à",
+                "je vis en",
+                "je viens de",
+                "j'ai déménagé",
+            ],
+        },
+        work: Cues {
+            asked: &[
+                "qu'est-ce que je fais dans la vie",
+                "quel est mon métier",
+                "quel est mon travail",
+                "où est-ce que je travaille",
+                "je travaille où",
+            ],
+            told: &["je travaille", "mon métier", "mon travail"],
+        },
+    },
     constraints: Constraints {
         diet: &[
             "végétarien",

@@ -1,7 +1,7 @@
 //! Indonesian, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Indonesian,
@@ -93,6 +93,24 @@ pub const READER: Reader = Reader {
         "kode akses",
         "kode rahasia",
     ],
+    identity: Identity {
+        name: Cues {
+            asked: &["siapa nama saya", "nama saya siapa", "siapa namaku"],
+            told: &["nama saya", "namaku"],
+        },
+        home: Cues {
+            asked: &["di mana saya tinggal", "saya tinggal di mana"],
+            told: &["saya tinggal di", "tinggal di"],
+        },
+        work: Cues {
+            asked: &[
+                "apa pekerjaan saya",
+                "saya kerja apa",
+                "di mana saya bekerja",
+            ],
+            told: &["saya bekerja", "saya kerja", "pekerjaan saya"],
+        },
+    },
     constraints: Constraints {
         diet: &[
             "vegetarian",

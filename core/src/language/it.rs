@@ -1,7 +1,7 @@
 //! Italian, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Italian,
@@ -93,6 +93,26 @@ pub const READER: Reader = Reader {
         "codice della",
         "codice del",
     ],
+    identity: Identity {
+        name: Cues {
+            asked: &["come mi chiamo", "qual è il mio nome"],
+            told: &["mi chiamo", "il mio nome è"],
+        },
+        home: Cues {
+            asked: &["dove vivo", "dove abito"],
+            told: &["vivo a", "abito a", "vivo in", "abito in", "sono di"],
+        },
+        work: Cues {
+            asked: &["che lavoro faccio", "dove lavoro", "qual è il mio lavoro"],
+            told: &[
+                "lavoro come",
+                "lavoro a",
+                "lavoro in",
+                "faccio il",
+                "faccio la",
+            ],
+        },
+    },
     constraints: Constraints {
         diet: &[
             "vegetariano",

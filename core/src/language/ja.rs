@@ -2,7 +2,7 @@
 //! sentence; the writer is mostly left unsaid ("大阪で看護師をしています").
 
 use super::Lang;
-use super::reader::{Constraints, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Japanese,
@@ -131,6 +131,20 @@ pub const READER: Reader = Reader {
         "前は",
     ],
     secret_names: &["パスワード", "暗証番号", "パスコード", "ピン番号", "pin"],
+    identity: Identity {
+        name: Cues {
+            asked: &["私の名前は何", "私の名前はなん", "私は誰"],
+            told: &["私の名前は", "と申します"],
+        },
+        home: Cues {
+            asked: &["私はどこに住んで", "私の住まいはどこ"],
+            told: &["に住んで"],
+        },
+        work: Cues {
+            asked: &["私の仕事は何", "私は何の仕事", "私はどこで働いて"],
+            told: &["働いて", "仕事は", "として働"],
+        },
+    },
     constraints: Constraints {
         diet: &[
             "ベジタリアン",

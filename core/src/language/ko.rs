@@ -2,7 +2,7 @@
 //! match the start of a word.
 
 use super::Lang;
-use super::reader::{Constraints, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Korean,
@@ -101,6 +101,35 @@ pub const READER: Reader = Reader {
         "지만", "무슨",
     ],
     secret_names: &["비밀번호", "비번", "암호", "패스워드", "핀번호", "pin"],
+    identity: Identity {
+        name: Cues {
+            asked: &[
+                "제 이름이 뭐",
+                "내 이름이 뭐",
+                "제 이름은 뭐",
+                "내 이름은 뭐",
+            ],
+            told: &["제 이름은", "내 이름은"],
+        },
+        home: Cues {
+            asked: &[
+                "저는 어디에 살",
+                "제가 어디에 살",
+                "나는 어디에 살",
+                "내가 어디 살",
+            ],
+            told: &["에 살고", "에 살아", "에서 살"],
+        },
+        work: Cues {
+            asked: &[
+                "제 직업이 뭐",
+                "내 직업이 뭐",
+                "저는 무슨 일을",
+                "제가 무슨 일을",
+            ],
+            told: &["일하고", "일해", "직업은", "회사에 다니"],
+        },
+    },
     constraints: Constraints {
         diet: &[
             "채식",

@@ -1,7 +1,7 @@
 //! Dutch, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Dutch,
@@ -55,6 +55,20 @@ pub const READER: Reader = Reader {
         "code van de",
         "code van het",
     ],
+    identity: Identity {
+        name: Cues {
+            asked: &["hoe heet ik", "wat is mijn naam"],
+            told: &["ik heet", "mijn naam is"],
+        },
+        home: Cues {
+            asked: &["waar woon ik"],
+            told: &["ik woon"],
+        },
+        work: Cues {
+            asked: &["wat doe ik voor werk", "waar werk ik", "wat is mijn beroep"],
+            told: &["ik werk", "mijn beroep"],
+        },
+    },
     constraints: Constraints {
         diet: &[
             "vegetariër",

@@ -1,7 +1,7 @@
 //! Portuguese, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Portuguese,
@@ -70,6 +70,20 @@ pub const READER: Reader = Reader {
         "código da",
         "código do",
     ],
+    identity: Identity {
+        name: Cues {
+            asked: &["qual é o meu nome", "como me chamo", "como eu me chamo"],
+            told: &["me chamo", "meu nome é", "chamo-me"],
+        },
+        home: Cues {
+            asked: &["onde eu moro", "onde moro", "onde vivo"],
+            told: &["moro em", "vivo em", "moro no", "moro na"],
+        },
+        work: Cues {
+            asked: &["o que eu faço", "onde eu trabalho", "qual é o meu trabalho"],
+            told: &["trabalho como", "trabalho em", "trabalho na", "trabalho no"],
+        },
+    },
     constraints: Constraints {
         diet: &[
             "vegetariano",

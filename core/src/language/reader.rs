@@ -40,11 +40,29 @@ pub struct Reader {
     /// The names of a secret ("contraseña", "Geheimzahl", "密码", "비밀번호"): a value after
     /// one is refused on every write path (`crate::secret`), whatever language the text is in.
     pub secret_names: &'static [&'static str],
+    /// Identity questions and the facts that answer them ("¿Cómo me llamo?" over "me llamo
+    /// Lucía"): `recall::identity`.
+    pub identity: Identity,
     /// Standing-constraint cues: what makes a fact a diet or an allergy, and a message a
     /// request for advice on food (`recall::constraint`).
     pub constraints: Constraints,
     /// Plan and time words: what bounds a fact in time (`valid_until`).
     pub times: Times,
+}
+
+/// The identity questions of one language, by what they ask.
+pub struct Identity {
+    pub name: Cues,
+    pub home: Cues,
+    pub work: Cues,
+}
+
+/// How a language asks one thing of the user's identity, and how a fact tells it.
+pub struct Cues {
+    /// The questions, lower-case ("wie heiße ich", "私の名前は何").
+    pub asked: &'static [&'static str],
+    /// What a fact that answers says ("ich heiße", "私の名前は").
+    pub told: &'static [&'static str],
 }
 
 /// The cues of standing constraints in one language, each a word or a phrase, lower-case.
@@ -302,7 +320,14 @@ mod tests {
         for r in READERS {
             let code = r.lang.code();
             let c = &r.constraints;
-            let parts: [(&str, &[&str]); 13] = [
+            let id = &r.identity;
+            let parts: [(&str, &[&str]); 19] = [
+                ("identity.name.asked", id.name.asked),
+                ("identity.name.told", id.name.told),
+                ("identity.home.asked", id.home.asked),
+                ("identity.home.told", id.home.told),
+                ("identity.work.asked", id.work.asked),
+                ("identity.work.told", id.work.told),
                 ("constraints.diet", c.diet),
                 ("constraints.allergy", c.allergy),
                 ("constraints.allergens", c.allergens),

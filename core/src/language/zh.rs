@@ -2,7 +2,7 @@
 //! sentence, and recall's grammar words are two-letter pieces (`crate::words::tokens`).
 
 use super::Lang;
-use super::reader::{Constraints, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Chinese,
@@ -43,6 +43,25 @@ pub const READER: Reader = Reader {
         "吗", "呢", "叫什", "么名",
     ],
     secret_names: &["密码", "口令", "验证码", "pin码", "取款码", "支付码"],
+    identity: Identity {
+        name: Cues {
+            asked: &["我叫什么", "我的名字是什么", "我的名字叫什么"],
+            told: &["我叫", "我的名字"],
+        },
+        home: Cues {
+            asked: &["我住在哪", "我住哪"],
+            told: &["住在", "我住"],
+        },
+        work: Cues {
+            asked: &[
+                "我做什么工作",
+                "我的工作是什么",
+                "我在哪工作",
+                "我在哪里工作",
+            ],
+            told: &["我的工作", "我是一名", "工作是", "上班"],
+        },
+    },
     constraints: Constraints {
         diet: &[
             "素食",

@@ -1,12 +1,15 @@
 //! The questions users ask first, who they are, where they live, what they do, what they are
 //! working on, and the facts that answer them, both recognised by rule: "what is my name?"
 //! shares no word with "User is Priya, a nurse in Leeds", so such a question brings in the
-//! facts of its kind whatever their words. One table of cues per kind ([`KINDS`]), English, with
-//! the first person of the languages memory keeps as typed.
+//! facts of its kind whatever their words. The cues of name, home and work are every reader's
+//! (`language::reader`, [`kinds`]); what the user is working on is asked in English only.
 
 use serde::Serialize;
 
+use std::sync::OnceLock;
+
 use super::constraint::spaced;
+use crate::language::reader::{Cues, Identity, READERS};
 use crate::words::fold;
 
 /// What an identity question asks.
@@ -38,136 +41,36 @@ struct Kind {
     answers: &'static [&'static str],
 }
 
-const KINDS: &[Kind] = &[
-    Kind {
-        asked: Asked::Name,
-        questions: &[
-            "what is my name",
-            "what's my name",
-            "whats my name",
-            "who am i",
-            "do you know my name",
-            "do you remember my name",
-            "what am i called",
-            "what do you call me",
-            "what was my name",
-        ],
-        answers: &[
-            "my name is",
-            "user's name is",
-            "user is called",
-            "i am called",
-            "i'm called",
-            "me llamo",
-            "je m'appelle",
-            "mi chiamo",
-            "ich heiße",
-            "我叫",
-            "我的名字",
-        ],
-    },
-    Kind {
-        asked: Asked::Home,
-        questions: &[
-            "where do i live",
-            "where am i living",
-            "where am i from",
-            "where is my home",
-            "where's my home",
-            "which city do i live",
-            "what city do i live",
-            "where is my flat",
-            "where's my flat",
-            "where is my apartment",
-            "where is my house",
-            "where did i move",
-        ],
-        answers: &[
-            "i live in",
-            "i live on",
-            "user lives",
-            "lives in",
-            "moved to",
-            "i'm from",
-            "i am from",
-            "user is from",
-            "grew up in",
-            "flat is in",
-            "house is in",
-            "apartment is in",
-            "home is in",
-            "based in",
-            "relocated to",
-            "vivo en",
-            "j'habite",
-            "ich wohne",
-            "住在",
-        ],
-    },
-    Kind {
-        asked: Asked::Work,
-        questions: &[
-            "what do i do",
-            "what do i do for a living",
-            "what do i do for work",
-            "what is my job",
-            "what's my job",
-            "what do i work as",
-            "what is my profession",
-            "what's my profession",
-            "what is my occupation",
-            "who do i work for",
-            "where do i work",
-            "what's my job title",
-            "what is my job title",
-        ],
-        answers: &[
-            "i work",
-            "user works",
-            "works as",
-            "works at",
-            "works for",
-            "my job",
-            "user's job",
-            "job is",
-            "employed",
-            "by profession",
-            "my profession",
-            "trabajo como",
-            "je travaille",
-            "ich arbeite",
-            "lavoro come",
-        ],
-    },
-    Kind {
-        asked: Asked::Projects,
-        questions: &[
-            "what am i working on",
-            "what am i building",
-            "what are my projects",
-            "what's my project",
-            "what is my project",
-            "what project am i",
-            "what am i making",
-            "what side project",
-        ],
-        answers: &[
-            "working on",
-            "i'm building",
-            "i am building",
-            "user is building",
-            "side project",
-            "my project",
-            "user's project",
-            "i'm developing",
-            "user is developing",
-            "i'm writing a",
-            "user is writing a",
-        ],
-    },
-];
+/// The kinds only English asks (what the user is working on); the others are every reader's
+/// ([`kinds`]).
+const ENGLISH_ONLY: &[Kind] = &[Kind {
+    asked: Asked::Projects,
+    questions: &[
+        "what am i working on",
+        "what am i building",
+        "what are my projects",
+        "what's my project",
+        "what is my project",
+        "what project am i",
+        "what am i making",
+        "what side project",
+    ],
+    answers: &[
+        "working on",
+        "i'm building",
+        "i am building",
+        "user is building",
+        "side project",
+        "my project",
+        "user's project",
+        "i'm developing",
+        "user is developing",
+        "i'm writing a",
+        "user is writing a",
+    ],
+}];
 
-/// Words that may follow a question of [`KINDS`] and keep it that question ("what's my name
+/// Words that may follow a question of [`kinds`] and keep it that question ("what's my name
 /// again?", "where do I live now?"); any other word makes it another question ("who am I
 /// talking to?", "where do I live stream from?").
 const TAIL: &[&str] = &[
@@ -192,14 +95,56 @@ const TAIL: &[&str] = &[
     "right",
 ];
 
+/// Every kind with its cues: each reader's name, home and work questions and answers (a
+/// question's words as `tokens` gives them, "est-ce" two words), then [`ENGLISH_ONLY`].
+fn kinds() -> &'static [Kind] {
+    static KINDS: OnceLock<Vec<Kind>> = OnceLock::new();
+    KINDS.get_or_init(|| {
+        let gather = |pick: fn(&'static Identity) -> &'static Cues, asked: Asked| {
+            let cues = || READERS.iter().map(move |r| pick(&r.identity));
+            Kind {
+                asked,
+                questions: leak(cues().flat_map(|c| c.asked.iter()).map(|q| as_words(q))),
+                answers: leak(cues().flat_map(|c| c.told.iter().copied())),
+            }
+        };
+        let mut kinds = vec![
+            gather(|i| &i.name, Asked::Name),
+            gather(|i| &i.home, Asked::Home),
+            gather(|i| &i.work, Asked::Work),
+        ];
+        kinds.extend(ENGLISH_ONLY.iter().map(|k| Kind { ..*k }));
+        kinds
+    })
+}
+
+/// A gathered list, kept for the life of the process.
+fn leak(items: impl Iterator<Item = &'static str>) -> &'static [&'static str] {
+    Vec::leak(items.collect())
+}
+
+/// A question as the words `tokens` gives it ("où est-ce que j'habite" → "où est ce que
+/// j'habite"); one in letters without spaces stays as written, matched inside the message.
+fn as_words(q: &'static str) -> &'static str {
+    if q.chars().any(crate::words::is_cjk) {
+        return q;
+    }
+    String::leak(crate::words::tokens(q).join(" "))
+}
+
 /// What the message asks of the user's identity, if it asks ("what's my name?", "where do I
-/// live?"): a question of the table, as whole words, followed by nothing or by [`TAIL`] words.
+/// live?", "wie heiße ich?"): a question of the table, as whole words, followed by nothing or
+/// by [`TAIL`] words; in Chinese, Japanese or Korean letters, anywhere in the message.
 pub fn asked(message: &str) -> Option<Asked> {
     let line = spaced(message).line;
-    KINDS.iter().find_map(|k| {
+    let folded = fold(message);
+    kinds().iter().find_map(|k| {
         k.questions
             .iter()
             .any(|q| {
+                if q.chars().any(crate::words::is_cjk) {
+                    return folded.contains(q);
+                }
                 let q = format!(" {q} ");
                 line.match_indices(&q).any(|(at, _)| {
                     line[at + q.len()..]
@@ -216,7 +161,7 @@ pub fn asked(message: &str) -> Option<Asked> {
 pub fn answers(fact: &str) -> Vec<Asked> {
     let line = spaced(fact).line;
     let unspaced = fold(fact);
-    let mut out: Vec<Asked> = KINDS
+    let mut out: Vec<Asked> = kinds()
         .iter()
         .filter(|k| {
             k.answers.iter().any(|a| {
@@ -281,6 +226,34 @@ mod tests {
         ] {
             assert_eq!(asked(q), want, "{q}");
         }
+    }
+
+    /// Issue #50: identity questions in every read language, and near misses that ask
+    /// something else.
+    #[test]
+    fn identity_questions_in_every_read_language() {
+        for (q, want) in [
+            ("Où est-ce que j'habite ?", Some(Asked::Home)),
+            ("Comment je m'appelle ?", Some(Asked::Name)),
+            ("¿A qué me dedico?", Some(Asked::Work)),
+            ("¿Cómo me llamo?", Some(Asked::Name)),
+            ("Wie heiße ich?", Some(Asked::Name)),
+            ("Come mi chiamo?", Some(Asked::Name)),
+            ("Onde eu moro?", Some(Asked::Home)),
+            ("Waar woon ik?", Some(Asked::Home)),
+            ("Siapa nama saya?", Some(Asked::Name)),
+            ("我叫什么名字？", Some(Asked::Name)),
+            ("私の名前は何ですか？", Some(Asked::Name)),
+            ("제 이름이 뭐예요?", Some(Asked::Name)),
+            ("Comment je m'appelle mon chat ?", None),
+            ("我叫了外卖", None),
+        ] {
+            assert_eq!(asked(q), want, "{q}");
+        }
+        assert_eq!(answers("私の名前はさくらです"), [Asked::Name]);
+        assert_eq!(answers("Ich wohne in Bremen"), [Asked::Home]);
+        assert_eq!(answers("Me dedico a la enfermería"), [Asked::Work]);
+        assert_eq!(answers("서울에 살고 있어요"), [Asked::Home]);
     }
 
     #[test]
