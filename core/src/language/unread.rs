@@ -37,7 +37,7 @@ pub const SECRET_NAMES: &[&str] = &[
     "পাসওয়ার্ড",
     "கடவுச்சொல்",
     "పాస్‌వర్డ్",
-    // Thai, Vietnamese, Khmer
+    // Thai, Vietnamese
     "รหัสผ่าน",
     "รหัส",
     "mật khẩu",
