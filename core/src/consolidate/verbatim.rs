@@ -78,6 +78,13 @@ fn verdict(s: &str, row: &Reader) -> Result<(), Dropped> {
     {
         return Err(Dropped::on(Rule::Passing, p));
     }
+    if let Some(p) = row
+        .pointing
+        .iter()
+        .find(|p| says_phrase(&folded, p, unspaced))
+    {
+        return Err(Dropped::on(Rule::Unresolved, p));
+    }
     Ok(())
 }
 
@@ -178,6 +185,26 @@ mod tests {
         ] {
             assert!(kept(text, lang).is_empty(), "{text}");
         }
+    }
+
+    /// A sentence pointing at something said in another turn says nothing on its own (XPersona
+    /// facts read by hand); the same words as an article or a noun do not point.
+    #[test]
+    fn a_sentence_that_points_elsewhere_is_not_kept() {
+        for (text, lang) in [
+            ("je l'aime ici à part ça.", Lang::French),
+            ("我帮忙设计了它！", Lang::Chinese),
+            ("私はそれが大好きです。", Lang::Japanese),
+            ("나는 그것들에 대해 일하는 것을 좋아해.", Lang::Korean),
+            ("A mí me encanta eso.", Lang::Spanish),
+        ] {
+            assert!(kept(text, lang).is_empty(), "{text}");
+        }
+        assert_eq!(
+            kept("J'aime l'école et les chats.", Lang::French),
+            ["J'aime l'école et les chats."]
+        );
+        assert_eq!(kept("我喜欢我的猫。", Lang::Chinese), ["我喜欢我的猫。"]);
     }
 
     /// What follows a listener opener is read; a sentence with no "I" is the writer's where the

@@ -51,6 +51,7 @@ pub const READER: Reader = Reader {
         "super",
         "toll",
     ],
+    pointing: &["dort", "daran", "davon", "darauf"],
     grammar: &[
         "der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer",
         "eines", "und", "oder", "aber", "ich", "du", "er", "sie", "es", "wir", "ihr", "mich",

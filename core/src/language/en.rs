@@ -31,6 +31,7 @@ pub const READER: Reader = Reader {
         "i gotta tell you",
     ],
     passing: PASSING,
+    pointing: &["it", "that", "there", "them"],
     grammar: STOP_WORDS,
     secret_names: &[
         "password",

@@ -62,6 +62,9 @@ pub const READER: Reader = Reader {
         "buenas noches",
         "ánimo",
     ],
+    pointing: &[
+        "lo hago", "lo tengo", "la tengo", "eso", "esto", "allí", "ahí",
+    ],
     grammar: &[
         "el", "la", "los", "las", "lo", "un", "una", "unos", "unas", "y", "o", "de", "del", "al",
         "a", "en", "con", "por", "para", "sin", "sobre", "que", "qué", "quién", "cuál", "cuáles",

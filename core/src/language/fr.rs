@@ -69,6 +69,7 @@ pub const READER: Reader = Reader {
         "à bientôt",
         "le moral",
     ],
+    pointing: &["je l'", "je le", "je la", "je les", "j'en", "j'y", "là-bas"],
     grammar: &[
         "le", "la", "les", "l'", "un", "une", "des", "du", "de", "d'", "au", "aux", "et", "ou",
         "où", "est", "es", "suis", "sont", "sommes", "êtes", "ai", "as", "a", "avons", "avez",

@@ -40,6 +40,7 @@ pub const READER: Reader = Reader {
         "wkwkwk",
         "haha",
     ],
+    pointing: &["di sana", "tersebut"],
     grammar: &[
         "yang",
         "dan",

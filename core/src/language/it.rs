@@ -73,6 +73,7 @@ pub const READER: Reader = Reader {
         "fantastico",
         "buonanotte",
     ],
+    pointing: &["l'ho", "lo faccio", "questo", "quello", "ciò", "lì"],
     grammar: &[
         "il", "lo", "la", "i", "gli", "le", "un", "uno", "una", "e", "o", "di", "del", "della",
         "dei", "delle", "a", "al", "alla", "da", "dal", "in", "nel", "nella", "con", "su", "per",

@@ -104,6 +104,7 @@ pub const READER: Reader = Reader {
         "ストレス",
         "イライラ",
     ],
+    pointing: &["それ", "あれ", "そこ", "あそこ"],
     grammar: &[
         "私は",
         "私の",

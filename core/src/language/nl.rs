@@ -37,6 +37,7 @@ pub const READER: Reader = Reader {
         "leuk",
         "welterusten",
     ],
+    pointing: &["daar", "daarvan", "ervan", "erop"],
     grammar: &[
         "de", "het", "een", "en", "of", "ik", "jij", "je", "hij", "zij", "ze", "wij", "we",
         "jullie", "mij", "me", "mijn", "jouw", "zijn", "ons", "onze", "is", "ben", "bent", "was",

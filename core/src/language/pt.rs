@@ -50,6 +50,7 @@ pub const READER: Reader = Reader {
         "que legal",
         "boa noite",
     ],
+    pointing: &["isso", "isto", "aquilo", "lá"],
     grammar: &[
         "o", "a", "os", "as", "um", "uma", "uns", "umas", "e", "ou", "de", "do", "da", "dos",
         "das", "em", "no", "na", "nos", "nas", "por", "pelo", "pela", "para", "com", "sem", "que",

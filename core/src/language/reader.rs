@@ -34,6 +34,10 @@ pub struct Reader {
     /// What passes: moods, reactions, the moment, the chat itself ("je suis crevée", "gerade",
     /// "jajaja", "心情"), matched as whole words (anywhere, without spaces): never a fact.
     pub passing: &'static [&'static str],
+    /// Words that point at something said in another turn ("je l'…", "它", "それ"): a sentence
+    /// with one says nothing on its own (beyond English; English's clause engine has its own
+    /// `consolidate::elsewhere`).
+    pub pointing: &'static [&'static str],
     /// Grammar words recall ignores ("est", "ce", "où"): they say nothing of what a text is
     /// about.
     pub grammar: &'static [&'static str],
@@ -321,7 +325,8 @@ mod tests {
             let code = r.lang.code();
             let c = &r.constraints;
             let id = &r.identity;
-            let parts: [(&str, &[&str]); 19] = [
+            let parts: [(&str, &[&str]); 20] = [
+                ("pointing", r.pointing),
                 ("identity.name.asked", id.name.asked),
                 ("identity.name.told", id.name.told),
                 ("identity.home.asked", id.home.asked),
