@@ -205,6 +205,11 @@ mod tests {
             ["J'aime l'école et les chats."]
         );
         assert_eq!(kept("我喜欢我的猫。", Lang::Chinese), ["我喜欢我的猫。"]);
+        // "它们" names what the sentence has named itself.
+        assert_eq!(
+            kept("我有两只猫，它们叫小白和小黑。", Lang::Chinese),
+            ["我有两只猫，它们叫小白和小黑。"]
+        );
     }
 
     /// What follows a listener opener is read; a sentence with no "I" is the writer's where the
