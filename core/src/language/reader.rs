@@ -31,10 +31,10 @@ pub struct Reader {
     /// "告诉你"), a greeting or thanks among them ("ciao", "merci"): left out before the
     /// sentence is read, so what follows is ("ciao mi piace il Disneyland …").
     pub listener_openers: &'static [&'static str],
-    /// What passes: moods, reactions, the moment, the chat itself ("je suis crevée", "gerade",
+    /// What passes: moods, reactions, the moment, the chat itself ("je suis crevée", "müde",
     /// "jajaja", "心情"), matched as whole words (anywhere, without spaces): never a fact.
     pub passing: &'static [&'static str],
-    /// Words that point at something said in another turn ("je l'…", "它", "それ"): a sentence
+    /// Words that point at something said in another turn ("je l'…", "了它", "それ"): a sentence
     /// with one says nothing on its own (beyond English; English's clause engine has its own
     /// `consolidate::elsewhere`).
     pub pointing: &'static [&'static str],
