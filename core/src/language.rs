@@ -87,6 +87,12 @@ impl Lang {
     pub fn unspaced(self) -> bool {
         matches!(self, Lang::Chinese | Lang::Japanese)
     }
+
+    /// Its words are matched inside the text's words: written without spaces, or with endings
+    /// joined to its words (Korean "피곤해요", "비밀번호는").
+    pub fn matched_inside_words(self) -> bool {
+        self.unspaced() || self == Lang::Korean
+    }
 }
 
 /// A Latin-script text is English when the detector gives English at least this confidence and

@@ -85,19 +85,19 @@ pub fn find(text: &str) -> Option<Secret> {
 /// left still reads as one ("密码0#A#'00aa": a second value after the first), at most a few
 /// times.
 pub fn redact(text: &str) -> String {
-    let mut out = redact_once(text);
-    for _ in 0..4 {
-        if find_all(&out).is_empty() {
+    let mut out = text.to_string();
+    for _ in 0..5 {
+        let found = find_all(&out);
+        if found.is_empty() {
             break;
         }
-        out = redact_once(&out);
+        out = blank(&out, found);
     }
     out
 }
 
-/// `text` with the value of every secret found in it replaced by [`REDACTED`].
-fn redact_once(text: &str) -> String {
-    let mut found = find_all(text);
+/// `text` with each of `found` replaced by [`REDACTED`] (an overlapping one skipped).
+fn blank(text: &str, mut found: Vec<Found>) -> String {
     found.sort_by_key(|f| f.span.start);
     let mut out = String::with_capacity(text.len());
     let mut at = 0;

@@ -3,46 +3,11 @@
 //! (a timestamp or a level first, a stack frame) and lines of code. What is left is what the
 //! user typed around it ("Can you help me answer this email?"); each pasted line becomes an
 //! empty line, so the sentences either side never run into one. In any language: the markers
-//! are shapes and the greetings and sign-offs of the languages memory reads.
+//! are shapes and every reader's headers, greetings and sign-offs (`language::reader::Letters`).
 
-/// Header names an email's head opens a line with, in the languages memory reads.
-const HEADERS: &[&str] = &[
-    "from:",
-    "to:",
-    "cc:",
-    "bcc:",
-    "subject:",
-    "sent:",
-    "date:",
-    "reply-to:",
-    "von:",
-    "an:",
-    "betreff:",
-    "gesendet:",
-    "de :",
-    "à :",
-    "objet :",
-    "envoyé :",
-    "de:",
-    "para:",
-    "asunto:",
-    "enviado:",
-    "oggetto:",
-    "da:",
-    "inviato:",
-    "assunto:",
-    "onderwerp:",
-    "van:",
-    "aan:",
-    "verzonden:",
-    "发件人",
-    "收件人",
-    "主题",
-    "件名",
-    "差出人",
-    "보낸 사람",
-    "제목",
-];
+use std::sync::OnceLock;
+
+use crate::language::reader::{Letters, READERS};
 
 /// A line that opens a quoted reply: "On Tue, 3 May, Ana wrote:", "-----Original Message-----".
 const REPLY_OPENERS: &[&str] = &[
@@ -53,98 +18,37 @@ const REPLY_OPENERS: &[&str] = &[
     "begin forwarded message",
 ];
 
-/// The ends of a line that opens a quoted reply ("… wrote:", "… a écrit :").
-const WROTE: &[&str] = &[
-    "wrote:",
-    "a écrit :",
-    "a écrit:",
-    "schrieb:",
-    "escribió:",
-    "ha scritto:",
-    "escreveu:",
-    "schreef:",
-    "写道：",
-    "写道:",
-];
-
-/// Greetings that open a letter, followed by a name and a comma ("Hi Ana,", "Dear team,").
-const GREETINGS: &[&str] = &[
-    "hi",
-    "hello",
-    "dear",
-    "hey",
-    "good morning",
-    "hola",
-    "estimado",
-    "estimada",
-    "querido",
-    "querida",
-    "bonjour",
-    "cher",
-    "chère",
-    "hallo",
-    "liebe",
-    "lieber",
-    "sehr geehrte",
-    "sehr geehrter",
-    "ciao",
-    "gentile",
-    "caro",
-    "cara",
-    "olá",
-    "prezado",
-    "prezada",
-    "beste",
-    "geachte",
-    "halo",
-    "yth",
-];
-
-/// Sign-offs that close a letter, alone on their line ("Best,", "Kind regards,").
-const SIGN_OFFS: &[&str] = &[
-    "best",
-    "best regards",
-    "kind regards",
-    "regards",
-    "warm regards",
-    "cheers",
-    "thanks",
-    "thank you",
-    "many thanks",
-    "sincerely",
-    "yours sincerely",
-    "yours truly",
-    "all the best",
-    "saludos",
-    "un saludo",
-    "un abrazo",
-    "atentamente",
-    "cordialement",
-    "bien à vous",
-    "bisous",
-    "viele grüße",
-    "liebe grüße",
-    "mit freundlichen grüßen",
-    "lg",
-    "vg",
-    "cordiali saluti",
-    "saluti",
-    "un abbraccio",
-    "atenciosamente",
-    "abraços",
-    "abraço",
-    "met vriendelijke groet",
-    "groetjes",
-    "salam",
-    "hormat saya",
-    "sent from my iphone",
-    "sent from my android",
-];
-
 /// Levels a log line opens with (after its timestamp, if any).
 const LEVELS: &[&str] = &[
     "error", "warn", "warning", "info", "debug", "trace", "fatal", "critical", "panic",
 ];
+
+/// Every reader's way of writing a letter, gathered once: a text's language is not known
+/// before its pasted lines are left out.
+struct Gathered {
+    headers: Vec<&'static str>,
+    wrote: Vec<&'static str>,
+    greetings: Vec<&'static str>,
+    sign_offs: Vec<&'static str>,
+}
+
+fn gathered() -> &'static Gathered {
+    static G: OnceLock<Gathered> = OnceLock::new();
+    G.get_or_init(|| {
+        let all = |pick: fn(&'static Letters) -> &'static [&'static str]| {
+            READERS
+                .iter()
+                .flat_map(|r| pick(&r.letters).iter().copied())
+                .collect()
+        };
+        Gathered {
+            headers: all(|l| l.headers),
+            wrote: all(|l| l.wrote),
+            greetings: all(|l| l.greetings),
+            sign_offs: all(|l| l.sign_offs),
+        }
+    })
+}
 
 /// `text` without what the user pasted into it, line for line (a pasted line left empty).
 pub fn without_pasted(text: &str) -> String {
@@ -196,23 +100,31 @@ fn mark_letters(lines: &[&str], pasted: &mut [bool]) {
 /// Whether line `i` opens an email's head: a header, and another header on one of the next
 /// three lines ("From: …" then "Subject: …").
 fn is_header(folded: &[String], i: usize) -> bool {
-    let header = |l: &str| HEADERS.iter().any(|h| l.starts_with(h));
+    let header = |l: &str| gathered().headers.iter().any(|h| l.starts_with(h));
     header(&folded[i]) && folded[i + 1..].iter().take(3).any(|l| header(l))
 }
 
 fn opens_reply(l: &str) -> bool {
     REPLY_OPENERS.iter().any(|o| l.starts_with(o))
-        || (l.chars().count() <= 160 && WROTE.iter().any(|w| l.ends_with(w)))
+        || (l.chars().count() <= 160 && gathered().wrote.iter().any(|w| l.ends_with(w)))
 }
 
-/// "Hi Ana,", "Dear team,", "Bonjour Marie,": a greeting, at most three words of a name, and a
-/// comma or colon ending the line.
+/// "Hi Ana,", "Dear team,", "Bonjour Marie,", "亲爱的小王，", "拝啓": a greeting, then at most
+/// three words of a name (a few letters, without spaces) and a comma or colon ending the line, or
+/// the greeting alone on its line.
 fn is_greeting(l: &str) -> bool {
+    // A greeting in CJK letters may stand alone ("拝啓").
+    if gathered().greetings.contains(&l) {
+        return l.chars().any(crate::words::is_cjk);
+    }
     let Some(body) = l.strip_suffix([',', ':', '，']) else {
         return false;
     };
-    GREETINGS.iter().any(|g| {
+    gathered().greetings.iter().any(|g| {
         body.strip_prefix(g).is_some_and(|rest| {
+            if rest.chars().any(crate::words::is_cjk) {
+                return (1..=8).contains(&rest.chars().count());
+            }
             let words = rest.split_whitespace().count();
             rest.starts_with(' ') && (1..=3).contains(&words)
         })
@@ -222,7 +134,7 @@ fn is_greeting(l: &str) -> bool {
 /// "Best,", "Kind regards", "Viele Grüße,": a sign-off alone on its line.
 fn is_sign_off(l: &str) -> bool {
     let body = l.trim_end_matches([',', '.', '!', '-', ' ']);
-    SIGN_OFFS.contains(&body)
+    gathered().sign_offs.contains(&body)
 }
 
 /// "> On Monday we …": a line quoted in an email or a chat.
@@ -327,6 +239,8 @@ mod tests {
         let french = "Tu peux répondre à ce mail ?\nBonjour Marie,\nJ'habite à Lyon.\n\
                       Cordialement,\nPaul";
         assert_eq!(kept(french), ["Tu peux répondre à ce mail ?"]);
+        let chinese = "帮我回复这封邮件\n亲爱的小王，\n我住在北京。\n此致\n李明";
+        assert_eq!(kept(chinese), ["帮我回复这封邮件"]);
     }
 
     /// The user's own words with the same look are kept: a greeting opening their message, a

@@ -9,7 +9,6 @@
 use chrono::{DateTime, Datelike, Days, Months, NaiveDate, NaiveTime, TimeDelta, Utc};
 
 use super::lexicon::{ARTICLE_ONE, MORE_COUNTS, PAST_MARKERS, PRESENT_MARKERS, UNTIL, WEEKDAYS};
-use crate::language::Lang;
 use crate::language::reader::{Reader, says_phrase};
 use crate::words::month;
 
@@ -258,48 +257,29 @@ fn next_date(at: NaiveDate, m: u32, d: u32) -> Option<NaiveDate> {
     }
 }
 
-/// Words that make a weekday a liking, not a plan, in any language ("Mi día favorito es el
-/// sábado", "我喜欢星期六"): then a day named bounds nothing.
-const LIKING_A_DAY: &[&str] = &[
-    "favorite",
-    "favourite",
-    "favori",
-    "préféré",
-    "préférée",
-    "favorito",
-    "favorita",
-    "preferido",
-    "preferida",
-    "preferito",
-    "lieblings",
-    "lievelings",
-    "喜欢",
-    "好き",
-    "좋아",
-];
-
 /// How long a clause in a language beyond English holds, by its reader's time words: a day
 /// ("mañana") or a week ("nächste Woche") from when it was said, or the next coming of a
 /// weekday named ("Nächsten Dienstag habe ich ein Vorstellungsgespräch"); nothing after a
-/// habit word ("jeden Dienstag") or for a liked day.
+/// habit word ("jeden Dienstag") or beside a liking ("Mi día favorito es el sábado").
 pub fn by_reader(clause: &str, reader: &Reader, said_at: DateTime<Utc>) -> Option<DateTime<Utc>> {
     let folded = crate::words::fold(clause);
-    let unspaced = reader.lang.unspaced() || reader.lang == Lang::Korean;
-    let says = |p: &str| says_phrase(&folded, p, unspaced);
+    let inside = reader.lang.matched_inside_words();
+    let says = |p: &str| says_phrase(&folded, p, inside);
     let times = &reader.times;
-    if times.habits.iter().any(|h| says(h)) || LIKING_A_DAY.iter().any(|l| folded.contains(l)) {
+    if times.habits.iter().any(|h| says(h)) || times.likings.iter().any(|l| folded.contains(l)) {
         return None;
     }
     let at = said_at.date_naive();
-    // The longest phrase first: "pasado mañana" before "mañana".
-    let mut days: Vec<&(&str, u32)> = times.days.iter().collect();
-    days.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
-    if let Some((_, n)) = days.into_iter().find(|(p, _)| says(p)) {
+    // The longest phrase said: "pasado mañana" over "mañana".
+    let said = |list: &'static [(&'static str, u32)]| {
+        list.iter()
+            .filter(|(p, _)| says(p))
+            .max_by_key(|(p, _)| p.len())
+    };
+    if let Some((_, n)) = said(times.days) {
         return at.checked_add_days(Days::new(u64::from(*n))).map(end_of);
     }
-    let mut weeks: Vec<&(&str, u32)> = times.weeks.iter().collect();
-    weeks.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
-    if let Some((_, n)) = weeks.into_iter().find(|(p, _)| says(p)) {
+    if let Some((_, n)) = said(times.weeks) {
         let d = at.checked_add_days(Days::new(7 * u64::from(*n)))?;
         return Some(end_of(end_of_week(d)));
     }
@@ -313,6 +293,7 @@ pub fn by_reader(clause: &str, reader: &Reader, said_at: DateTime<Utc>) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::language::Lang;
 
     /// A Monday.
     const SAID: &str = "2026-11-30T09:00:00Z";

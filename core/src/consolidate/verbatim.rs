@@ -69,19 +69,15 @@ fn verdict(s: &str, row: &Reader) -> Result<(), Dropped> {
         return Err(Dropped::on(Rule::Addressed, you));
     }
     let folded = crate::words::fold(s);
-    // Korean words take endings ("피곤해요"): its passing words open a word, matched anywhere.
-    let unspaced = row.lang.unspaced() || row.lang == Lang::Korean;
-    if let Some(p) = row
-        .passing
-        .iter()
-        .find(|p| says_phrase(&folded, p, unspaced))
-    {
+    // Korean words take endings ("피곤해요"): matched inside the text's words.
+    let inside = row.lang.matched_inside_words();
+    if let Some(p) = row.passing.iter().find(|p| says_phrase(&folded, p, inside)) {
         return Err(Dropped::on(Rule::Passing, p));
     }
     if let Some(p) = row
         .pointing
         .iter()
-        .find(|p| says_phrase(&folded, p, unspaced))
+        .find(|p| says_phrase(&folded, p, inside))
     {
         return Err(Dropped::on(Rule::Unresolved, p));
     }

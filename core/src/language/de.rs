@@ -1,7 +1,7 @@
 //! German, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::German,
@@ -63,24 +63,28 @@ pub const READER: Reader = Reader {
         "von", "vom", "zu", "zum", "zur", "für", "über", "unter", "ja", "nein", "doch", "mal",
         "denn", "dass", "ob", "wenn", "als", "heiße", "heißt",
     ],
-    secret_names: &[
-        "passwort",
-        "passwörter",
-        "kennwort",
-        "geheimzahl",
-        "pin",
-        "pin-code",
-        "pincode",
-        "zugangscode",
-        "türcode",
-        "wlan-schlüssel",
-        "wlan-passwort",
-        "zugangsdaten",
-        "code für die",
-        "code für den",
-        "code für das",
-        "code der",
-    ],
+    secrets: Secrets {
+        names: &[
+            ("passwort", Named::Password),
+            ("passwörter", Named::Password),
+            ("kennwort", Named::Password),
+            ("geheimzahl", Named::Pin),
+            ("pin", Named::Pin),
+            ("pin-code", Named::Pin),
+            ("pincode", Named::Pin),
+            ("zugangscode", Named::Code),
+            ("türcode", Named::Code),
+            ("wlan-schlüssel", Named::Password),
+            ("wlan-passwort", Named::Password),
+            ("zugangsdaten", Named::Password),
+            ("code für die", Named::Code),
+            ("code für den", Named::Code),
+            ("code für das", Named::Code),
+            ("code der", Named::Code),
+        ],
+        links: &["ist", "lautet", "war"],
+        before: &["als"],
+    },
     identity: Identity {
         name: Cues {
             asked: &["wie heiße ich", "wie ist mein name", "was ist mein name"],
@@ -99,6 +103,18 @@ pub const READER: Reader = Reader {
             ],
             told: &["ich arbeite", "ich bin von beruf", "mein beruf"],
         },
+    },
+    letters: Letters {
+        headers: &["von:", "an:", "betreff:", "gesendet:"],
+        wrote: &["schrieb:"],
+        greetings: &["hallo", "liebe", "lieber", "sehr geehrte", "sehr geehrter"],
+        sign_offs: &[
+            "viele grüße",
+            "liebe grüße",
+            "mit freundlichen grüßen",
+            "lg",
+            "vg",
+        ],
     },
     constraints: Constraints {
         diet: &[
@@ -151,6 +167,7 @@ pub const READER: Reader = Reader {
             &["samstag", "sonnabend"],
             &["sonntag"],
         ],
+        likings: &["lieblings"],
         habits: &[
             "jeden",
             "jede",

@@ -4,7 +4,7 @@
 //! here too.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
 use crate::words::{FIRST_PERSON_SUBJECTS, SECOND_PERSON, STOP_WORDS};
 
 pub const READER: Reader = Reader {
@@ -33,16 +33,20 @@ pub const READER: Reader = Reader {
     passing: PASSING,
     pointing: &["it", "that", "there", "them"],
     grammar: STOP_WORDS,
-    secret_names: &[
-        "password",
-        "passwords",
-        "passcode",
-        "passphrase",
-        "pin",
-        "pin code",
-        "door code",
-        "wifi key",
-    ],
+    secrets: Secrets {
+        names: &[
+            ("password", Named::Password),
+            ("passwords", Named::Password),
+            ("passcode", Named::Code),
+            ("passphrase", Named::Password),
+            ("pin", Named::Pin),
+            ("pin code", Named::Pin),
+            ("door code", Named::Code),
+            ("wifi key", Named::Password),
+        ],
+        links: &["is", "was"],
+        before: &["as"],
+    },
     identity: Identity {
         name: Cues {
             asked: &[
@@ -127,6 +131,37 @@ pub const READER: Reader = Reader {
                 "my profession",
             ],
         },
+    },
+    letters: Letters {
+        headers: &[
+            "from:",
+            "to:",
+            "cc:",
+            "bcc:",
+            "subject:",
+            "sent:",
+            "date:",
+            "reply-to:",
+        ],
+        wrote: &["wrote:"],
+        greetings: &["hi", "hello", "dear", "hey", "good morning"],
+        sign_offs: &[
+            "best",
+            "best regards",
+            "kind regards",
+            "regards",
+            "warm regards",
+            "cheers",
+            "thanks",
+            "thank you",
+            "many thanks",
+            "sincerely",
+            "yours sincerely",
+            "yours truly",
+            "all the best",
+            "sent from my iphone",
+            "sent from my android",
+        ],
     },
     constraints: Constraints {
         diet: &[
@@ -275,6 +310,7 @@ pub const READER: Reader = Reader {
             &["saturday"],
             &["sunday"],
         ],
+        likings: &["favorite", "favourite"],
         habits: &["every", "each", "usually", "always"],
     },
 };

@@ -1,7 +1,7 @@
 //! Spanish, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Spanish,
@@ -75,19 +75,23 @@ pub const READER: Reader = Reader {
         "sí", "no", "ya", "también", "como", "este", "esta", "esto", "ese", "esa", "eso", "aquí",
         "porque", "pues", "bueno", "tengo", "tienes", "tiene",
     ],
-    secret_names: &[
-        "contraseña",
-        "contraseñas",
-        "contrasena",
-        "clave",
-        "pin",
-        "código pin",
-        "código de acceso",
-        "código secreto",
-        "código del wifi",
-        "código de la",
-        "código del",
-    ],
+    secrets: Secrets {
+        names: &[
+            ("contraseña", Named::Password),
+            ("contraseñas", Named::Password),
+            ("contrasena", Named::Password),
+            ("clave", Named::Password),
+            ("pin", Named::Pin),
+            ("código pin", Named::Pin),
+            ("código de acceso", Named::Code),
+            ("código secreto", Named::Code),
+            ("código del wifi", Named::Code),
+            ("código de la", Named::Code),
+            ("código del", Named::Code),
+        ],
+        links: &["es", "era"],
+        before: &["como"],
+    },
     identity: Identity {
         name: Cues {
             asked: &["cómo me llamo", "cuál es mi nombre"],
@@ -106,6 +110,12 @@ pub const READER: Reader = Reader {
             ],
             told: &["trabajo como", "trabajo en", "me dedico a"],
         },
+    },
+    letters: Letters {
+        headers: &["de:", "para:", "asunto:", "enviado:"],
+        wrote: &["escribió:"],
+        greetings: &["hola", "estimado", "estimada", "querido", "querida"],
+        sign_offs: &["saludos", "un saludo", "un abrazo", "atentamente"],
     },
     constraints: Constraints {
         diet: &[
@@ -174,6 +184,7 @@ pub const READER: Reader = Reader {
             &["sábado", "sabado"],
             &["domingo"],
         ],
+        likings: &["favorito", "favorita", "preferido", "preferida"],
         habits: &["cada", "todos los", "todas las", "los lunes", "normalmente"],
     },
 };

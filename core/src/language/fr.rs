@@ -1,7 +1,7 @@
 //! French, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::French,
@@ -81,24 +81,28 @@ pub const READER: Reader = Reader {
         "ne", "plus", "très", "bien", "aussi", "mais", "donc", "si", "oui", "non", "y", "fait",
         "faire",
     ],
-    secret_names: &[
-        "mot de passe",
-        "mots de passe",
-        "mdp",
-        "code pin",
-        "code secret",
-        "code confidentiel",
-        "digicode",
-        "code d'accès",
-        "code wifi",
-        "code wi-fi",
-        "clé wifi",
-        "clé wi-fi",
-        "pin",
-        "code de carte",
-        "code de la",
-        "code du",
-    ],
+    secrets: Secrets {
+        names: &[
+            ("mot de passe", Named::Password),
+            ("mots de passe", Named::Password),
+            ("mdp", Named::Password),
+            ("code pin", Named::Pin),
+            ("code secret", Named::Code),
+            ("code confidentiel", Named::Code),
+            ("digicode", Named::Code),
+            ("code d'accès", Named::Code),
+            ("code wifi", Named::Code),
+            ("code wi-fi", Named::Code),
+            ("clé wifi", Named::Password),
+            ("clé wi-fi", Named::Password),
+            ("pin", Named::Pin),
+            ("code de carte", Named::Code),
+            ("code de la", Named::Code),
+            ("code du", Named::Code),
+        ],
+        links: &["est", "c'est"],
+        before: &["comme"],
+    },
     identity: Identity {
         name: Cues {
             asked: &[
@@ -136,6 +140,12 @@ pub const READER: Reader = Reader {
             ],
             told: &["je travaille", "mon métier", "mon travail"],
         },
+    },
+    letters: Letters {
+        headers: &["de :", "à :", "objet :", "envoyé :"],
+        wrote: &["a écrit :", "a écrit:"],
+        greetings: &["bonjour", "cher", "chère"],
+        sign_offs: &["cordialement", "bien à vous", "bisous"],
     },
     constraints: Constraints {
         diet: &[
@@ -207,6 +217,7 @@ pub const READER: Reader = Reader {
             &["samedi"],
             &["dimanche"],
         ],
+        likings: &["favori", "favorite", "préféré", "préférée"],
         habits: &["chaque", "tous les", "toutes les", "le lundi", "d'habitude"],
     },
 };

@@ -1,7 +1,7 @@
 //! Indonesian, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Indonesian,
@@ -85,15 +85,19 @@ pub const READER: Reader = Reader {
         "ya",
         "nya",
     ],
-    secret_names: &[
-        "kata sandi",
-        "sandi",
-        "password",
-        "pin",
-        "kode pin",
-        "kode akses",
-        "kode rahasia",
-    ],
+    secrets: Secrets {
+        names: &[
+            ("kata sandi", Named::Password),
+            ("sandi", Named::Password),
+            ("password", Named::Password),
+            ("pin", Named::Pin),
+            ("kode pin", Named::Pin),
+            ("kode akses", Named::Code),
+            ("kode rahasia", Named::Code),
+        ],
+        links: &["adalah"],
+        before: &["sebagai"],
+    },
     identity: Identity {
         name: Cues {
             asked: &["siapa nama saya", "nama saya siapa", "siapa namaku"],
@@ -111,6 +115,12 @@ pub const READER: Reader = Reader {
             ],
             told: &["saya bekerja", "saya kerja", "pekerjaan saya"],
         },
+    },
+    letters: Letters {
+        headers: &["dari:", "kepada:", "subjek:"],
+        wrote: &["menulis:"],
+        greetings: &["halo", "yth"],
+        sign_offs: &["salam", "hormat saya"],
     },
     constraints: Constraints {
         diet: &[
@@ -146,6 +156,7 @@ pub const READER: Reader = Reader {
             &["sabtu"],
             &["minggu"],
         ],
+        likings: &["favorit", "kesukaan"],
         habits: &["setiap", "tiap", "biasanya", "selalu"],
     },
 };

@@ -1,7 +1,7 @@
 //! Italian, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Italian,
@@ -83,17 +83,21 @@ pub const READER: Reader = Reader {
         "tua", "suo", "sua", "non", "più", "molto", "anche", "ma", "sì", "no", "questo", "questa",
         "quello", "quella", "qui", "faccio", "fa",
     ],
-    secret_names: &[
-        "password",
-        "pin",
-        "codice pin",
-        "codice segreto",
-        "codice di accesso",
-        "parola d'ordine",
-        "chiave wifi",
-        "codice della",
-        "codice del",
-    ],
+    secrets: Secrets {
+        names: &[
+            ("password", Named::Password),
+            ("pin", Named::Pin),
+            ("codice pin", Named::Pin),
+            ("codice segreto", Named::Code),
+            ("codice di accesso", Named::Code),
+            ("parola d'ordine", Named::Password),
+            ("chiave wifi", Named::Password),
+            ("codice della", Named::Code),
+            ("codice del", Named::Code),
+        ],
+        links: &["è", "era"],
+        before: &["come"],
+    },
     identity: Identity {
         name: Cues {
             asked: &["come mi chiamo", "qual è il mio nome"],
@@ -113,6 +117,12 @@ pub const READER: Reader = Reader {
                 "faccio la",
             ],
         },
+    },
+    letters: Letters {
+        headers: &["da:", "oggetto:", "inviato:"],
+        wrote: &["ha scritto:"],
+        greetings: &["ciao", "gentile", "caro", "cara"],
+        sign_offs: &["cordiali saluti", "saluti", "un abbraccio"],
     },
     constraints: Constraints {
         diet: &[
@@ -168,6 +178,7 @@ pub const READER: Reader = Reader {
             &["sabato"],
             &["domenica"],
         ],
+        likings: &["preferito", "preferita", "favorito", "favorita"],
         habits: &["ogni", "tutti i", "tutte le", "di solito"],
     },
 };

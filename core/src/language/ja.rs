@@ -2,7 +2,7 @@
 //! sentence; the writer is mostly left unsaid ("大阪で看護師をしています").
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Japanese,
@@ -131,7 +131,17 @@ pub const READER: Reader = Reader {
         "の名",
         "前は",
     ],
-    secret_names: &["パスワード", "暗証番号", "パスコード", "ピン番号", "pin"],
+    secrets: Secrets {
+        names: &[
+            ("パスワード", Named::Password),
+            ("暗証番号", Named::Pin),
+            ("パスコード", Named::Password),
+            ("ピン番号", Named::Password),
+            ("pin", Named::Pin),
+        ],
+        links: &["は"],
+        before: &["として"],
+    },
     identity: Identity {
         name: Cues {
             asked: &["私の名前は何", "私の名前はなん", "私は誰"],
@@ -145,6 +155,12 @@ pub const READER: Reader = Reader {
             asked: &["私の仕事は何", "私は何の仕事", "私はどこで働いて"],
             told: &["働いて", "仕事は", "として働"],
         },
+    },
+    letters: Letters {
+        headers: &["件名", "差出人"],
+        wrote: &["書きました:", "書きました："],
+        greetings: &["拝啓"],
+        sign_offs: &["敬具", "よろしくお願いします", "よろしくお願いいたします"],
     },
     constraints: Constraints {
         diet: &[
@@ -199,6 +215,7 @@ pub const READER: Reader = Reader {
             &["土曜"],
             &["日曜"],
         ],
+        likings: &["好き"],
         habits: &["毎", "いつも"],
     },
 };

@@ -2,7 +2,7 @@
 //! match the start of a word.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Korean,
@@ -101,7 +101,18 @@ pub const READER: Reader = Reader {
         "무엇", "뭐야", "입니", "니다", "있어", "어요", "해요", "했어", "그리", "리고", "하지",
         "지만", "무슨",
     ],
-    secret_names: &["비밀번호", "비번", "암호", "패스워드", "핀번호", "pin"],
+    secrets: Secrets {
+        names: &[
+            ("비밀번호", Named::Password),
+            ("비번", Named::Password),
+            ("암호", Named::Password),
+            ("패스워드", Named::Password),
+            ("핀번호", Named::Pin),
+            ("pin", Named::Pin),
+        ],
+        links: &["는", "은"],
+        before: &["로"],
+    },
     identity: Identity {
         name: Cues {
             asked: &[
@@ -131,6 +142,12 @@ pub const READER: Reader = Reader {
             told: &["일하고", "일해", "직업은", "회사에 다니"],
         },
     },
+    letters: Letters {
+        headers: &["보낸 사람", "제목"],
+        wrote: &["작성:"],
+        greetings: &["안녕하세요"],
+        sign_offs: &["감사합니다", "드림"],
+    },
     constraints: Constraints {
         diet: &[
             "채식",
@@ -158,6 +175,7 @@ pub const READER: Reader = Reader {
             &["토요일"],
             &["일요일"],
         ],
+        likings: &["좋아"],
         habits: &["매주", "매일", "마다", "항상"],
     },
 };

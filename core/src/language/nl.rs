@@ -1,7 +1,7 @@
 //! Dutch, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Dutch,
@@ -45,17 +45,21 @@ pub const READER: Reader = Reader {
         "heel", "zo", "wat", "wie", "waar", "wanneer", "waarom", "welke", "hoe", "in", "op", "aan",
         "bij", "met", "van", "voor", "naar", "uit", "om", "te", "dat", "die", "deze", "dit", "er",
     ],
-    secret_names: &[
-        "wachtwoord",
-        "wachtwoorden",
-        "pincode",
-        "pin",
-        "toegangscode",
-        "deurcode",
-        "wifi-code",
-        "code van de",
-        "code van het",
-    ],
+    secrets: Secrets {
+        names: &[
+            ("wachtwoord", Named::Password),
+            ("wachtwoorden", Named::Password),
+            ("pincode", Named::Pin),
+            ("pin", Named::Pin),
+            ("toegangscode", Named::Code),
+            ("deurcode", Named::Code),
+            ("wifi-code", Named::Code),
+            ("code van de", Named::Code),
+            ("code van het", Named::Code),
+        ],
+        links: &["is", "was"],
+        before: &["als"],
+    },
     identity: Identity {
         name: Cues {
             asked: &["hoe heet ik", "wat is mijn naam"],
@@ -69,6 +73,12 @@ pub const READER: Reader = Reader {
             asked: &["wat doe ik voor werk", "waar werk ik", "wat is mijn beroep"],
             told: &["ik werk", "mijn beroep"],
         },
+    },
+    letters: Letters {
+        headers: &["van:", "aan:", "onderwerp:", "verzonden:"],
+        wrote: &["schreef:"],
+        greetings: &["beste", "geachte"],
+        sign_offs: &["met vriendelijke groet", "groetjes"],
     },
     constraints: Constraints {
         diet: &[
@@ -119,6 +129,7 @@ pub const READER: Reader = Reader {
             &["zaterdag"],
             &["zondag"],
         ],
+        likings: &["lievelings"],
         habits: &["elke", "iedere", "altijd", "meestal"],
     },
 };

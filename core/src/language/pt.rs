@@ -1,7 +1,7 @@
 //! Portuguese, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Portuguese,
@@ -60,17 +60,21 @@ pub const READER: Reader = Reader {
         "sua", "não", "sim", "mais", "muito", "também", "mas", "este", "esta", "isto", "esse",
         "essa", "isso", "aqui",
     ],
-    secret_names: &[
-        "senha",
-        "senhas",
-        "palavra-passe",
-        "pin",
-        "código pin",
-        "código de acesso",
-        "código secreto",
-        "código da",
-        "código do",
-    ],
+    secrets: Secrets {
+        names: &[
+            ("senha", Named::Password),
+            ("senhas", Named::Password),
+            ("palavra-passe", Named::Password),
+            ("pin", Named::Pin),
+            ("código pin", Named::Pin),
+            ("código de acesso", Named::Code),
+            ("código secreto", Named::Code),
+            ("código da", Named::Code),
+            ("código do", Named::Code),
+        ],
+        links: &["é", "era"],
+        before: &["como"],
+    },
     identity: Identity {
         name: Cues {
             asked: &["qual é o meu nome", "como me chamo", "como eu me chamo"],
@@ -84,6 +88,12 @@ pub const READER: Reader = Reader {
             asked: &["o que eu faço", "onde eu trabalho", "qual é o meu trabalho"],
             told: &["trabalho como", "trabalho em", "trabalho na", "trabalho no"],
         },
+    },
+    letters: Letters {
+        headers: &["de:", "para:", "assunto:", "enviado:"],
+        wrote: &["escreveu:"],
+        greetings: &["olá", "prezado", "prezada"],
+        sign_offs: &["atenciosamente", "abraços", "abraço"],
     },
     constraints: Constraints {
         diet: &[
@@ -143,6 +153,7 @@ pub const READER: Reader = Reader {
             &["sábado"],
             &["domingo"],
         ],
+        likings: &["favorito", "favorita", "preferido", "preferida"],
         habits: &["toda", "todo", "todas as", "todos os", "cada", "geralmente"],
     },
 };

@@ -41,12 +41,15 @@ pub struct Reader {
     /// Grammar words recall ignores ("est", "ce", "où"): they say nothing of what a text is
     /// about.
     pub grammar: &'static [&'static str],
-    /// The names of a secret ("contraseña", "Geheimzahl", "密码", "비밀번호"): a value after
-    /// one is refused on every write path (`crate::secret`), whatever language the text is in.
-    pub secret_names: &'static [&'static str],
+    /// The words and links that make a secret: a value after one of its names is refused on
+    /// every write path (`crate::secret`), whatever language the text is in.
+    pub secrets: Secrets,
     /// Identity questions and the facts that answer them ("¿Cómo me llamo?" over "me llamo
     /// Lucía"): `recall::identity`.
     pub identity: Identity,
+    /// How a letter or an email is written: text the user pastes is not theirs
+    /// (`consolidate::pasted`).
+    pub letters: Letters,
     /// Standing-constraint cues: what makes a fact a diet or an allergy, and a message a
     /// request for advice on food (`recall::constraint`).
     pub constraints: Constraints,
@@ -69,6 +72,18 @@ pub struct Cues {
     pub told: &'static [&'static str],
 }
 
+/// How a letter or an email is written in one language, lower-case.
+pub struct Letters {
+    /// Header names an email's head opens a line with ("subject:", "betreff:", "主题").
+    pub headers: &'static [&'static str],
+    /// The end of a line that opens a quoted reply ("wrote:", "a écrit :", "写道：").
+    pub wrote: &'static [&'static str],
+    /// Greetings that open a letter before a name ("dear", "liebe", "亲爱的").
+    pub greetings: &'static [&'static str],
+    /// Sign-offs that close a letter alone on their line ("best regards", "cordialement", "敬具").
+    pub sign_offs: &'static [&'static str],
+}
+
 /// The cues of standing constraints in one language, each a word or a phrase, lower-case.
 pub struct Constraints {
     /// A diet: "végétarienne", "cœliaque", "素食", "does not eat".
@@ -81,6 +96,28 @@ pub struct Constraints {
     pub advice: &'static [&'static str],
     /// Meals and food: "dîner", "recette", "晚饭".
     pub food: &'static [&'static str],
+}
+
+/// The words and links that make a secret in one language.
+pub struct Secrets {
+    /// The names of a secret, each with what it names ("contraseña", "Geheimzahl", "密码",
+    /// "비밀번호"). A name ending in a grammar word of the language goes on to the thing a code
+    /// opens ("code de la", "code für die"): its value needs a link.
+    pub names: &'static [(&'static str, Named)],
+    /// What links a name to its value ("ist", "是", "는"): a year-like value ("1987") counts only
+    /// straight after the name or one of these.
+    pub links: &'static [&'static str],
+    /// What puts a value before its name ("use hunter2 as the password", "como contraseña").
+    pub before: &'static [&'static str],
+}
+
+/// What a secret's name names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Named {
+    Password,
+    Pin,
+    /// A door, alarm or access code.
+    Code,
 }
 
 /// How a sentence without a pronoun is still its writer's.
@@ -113,6 +150,9 @@ pub struct Times {
     /// The days of the week, Monday first, each in every spelling: a day named bounds a plan
     /// to its next coming ("Nächsten Dienstag habe ich ein Vorstellungsgespräch").
     pub weekdays: [&'static [&'static str]; 7],
+    /// Words of a liking ("favorito", "Lieblings…", "喜欢"), matched inside words: a day named
+    /// beside one is a favourite, not a plan ("Mi día favorito es el sábado").
+    pub likings: &'static [&'static str],
     /// Words of a habit ("jeden", "cada", "每"): a day named after one bounds nothing.
     pub habits: &'static [&'static str],
 }
@@ -213,7 +253,7 @@ pub fn first_person(s: &str, reader: &Reader) -> bool {
 /// reader's final particles, or opens with one of its question words.
 pub fn asks(s: &str, reader: &Reader) -> bool {
     let folded = crate::words::fold(s.trim());
-    if reader.lang.unspaced() || reader.lang == Lang::Korean {
+    if reader.lang.matched_inside_words() {
         let end = folded.trim_end_matches(|c: char| !c.is_alphanumeric());
         return reader.asks.iter().any(|a| end.ends_with(a));
     }
@@ -279,13 +319,10 @@ pub fn without_opener<'a>(s: &'a str, reader: &Reader) -> &'a str {
     s
 }
 
-/// The grammar words of the reader whose grammar `words` (lower-cased) uses most, when it uses
-/// any and it is not English (whose grammar words `crate::words` leaves out always): what
-/// recall leaves out of a text beside English's.
-pub fn grammar_of(words: &[String]) -> Option<&'static [&'static str]> {
-    // Each grammar word with the readers that list it, as bits of their place in READERS.
+/// Each grammar word with the readers that list it, as bits of their place in [`READERS`].
+fn readers_of() -> &'static HashMap<&'static str, u32> {
     static READERS_OF: OnceLock<HashMap<&'static str, u32>> = OnceLock::new();
-    let readers_of = READERS_OF.get_or_init(|| {
+    READERS_OF.get_or_init(|| {
         let mut m: HashMap<&'static str, u32> = HashMap::new();
         for (i, r) in READERS.iter().enumerate() {
             for g in r.grammar {
@@ -293,10 +330,21 @@ pub fn grammar_of(words: &[String]) -> Option<&'static [&'static str]> {
             }
         }
         m
-    });
+    })
+}
+
+/// Whether a lower-case word is a grammar word of some reader ("the", "mein", "la").
+pub fn is_grammar(word: &str) -> bool {
+    readers_of().contains_key(word)
+}
+
+/// The grammar words of the reader whose grammar `words` (lower-cased) uses most, when it uses
+/// any and it is not English (whose grammar words `crate::words` leaves out always): what
+/// recall leaves out of a text beside English's.
+pub fn grammar_of(words: &[String]) -> Option<&'static [&'static str]> {
     let mut counts = [0usize; 32];
     for w in words {
-        if let Some(bits) = readers_of.get(w.as_str()) {
+        if let Some(bits) = readers_of().get(w.as_str()) {
             (0..READERS.len())
                 .filter(|i| bits & (1 << i) != 0)
                 .for_each(|i| counts[i] += 1);
@@ -325,7 +373,12 @@ mod tests {
             let code = r.lang.code();
             let c = &r.constraints;
             let id = &r.identity;
-            let parts: [(&str, &[&str]); 20] = [
+            let l = &r.letters;
+            let parts: [(&str, &[&str]); 26] = [
+                ("letters.headers", l.headers),
+                ("letters.wrote", l.wrote),
+                ("letters.greetings", l.greetings),
+                ("letters.sign_offs", l.sign_offs),
                 ("pointing", r.pointing),
                 ("identity.name.asked", id.name.asked),
                 ("identity.name.told", id.name.told),
@@ -350,7 +403,9 @@ mod tests {
                 ("listener_openers", r.listener_openers),
                 ("passing", r.passing),
                 ("grammar", r.grammar),
-                ("secret_names", r.secret_names),
+                ("secrets.links", r.secrets.links),
+                ("secrets.before", r.secrets.before),
+                ("times.likings", r.times.likings),
                 ("times.habits", r.times.habits),
             ];
             for (part, words) in parts {
@@ -363,6 +418,10 @@ mod tests {
                     );
                 }
             }
+            assert!(
+                !r.secrets.names.is_empty(),
+                "{code}: secrets.names is empty"
+            );
             assert!(!r.times.days.is_empty(), "{code}: times.days is empty");
             assert!(!r.times.weeks.is_empty(), "{code}: times.weeks is empty");
             for (i, day) in r.times.weekdays.iter().enumerate() {

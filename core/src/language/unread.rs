@@ -3,63 +3,68 @@
 //! Russian, Hindi or Thai is refused there as one named in a read language is
 //! (`crate::secret`). Matched anywhere (these languages inflect: "пароля", "şifrem").
 
-/// A name of a secret in a script or language no reader reads, lower-case.
-pub const SECRET_NAMES: &[&str] = &[
+use super::reader::Named;
+
+/// A name of a secret in a script or language no reader reads, lower-case, with what it names.
+pub const SECRET_NAMES: &[(&str, Named)] = &[
     // Russian, Ukrainian, Bulgarian, Serbian
-    "пароль",
-    "пароля",
-    "пин-код",
-    "пинкод",
-    "пин код",
-    "код доступа",
-    "код от",
-    "лозинка",
+    ("пароль", Named::Password),
+    ("пароля", Named::Password),
+    ("пин-код", Named::Code),
+    ("пинкод", Named::Code),
+    ("пин код", Named::Code),
+    ("код доступа", Named::Code),
+    ("код от", Named::Code),
+    ("лозинка", Named::Password),
     // Greek
-    "κωδικός",
-    "κωδικό",
-    "συνθηματικό",
+    ("κωδικός", Named::Password),
+    ("κωδικό", Named::Password),
+    ("συνθηματικό", Named::Password),
     // Hebrew
-    "סיסמה",
-    "סיסמא",
-    "קוד סודי",
+    ("סיסמה", Named::Password),
+    ("סיסמא", Named::Password),
+    ("קוד סודי", Named::Password),
     // Arabic, Persian, Urdu
-    "كلمة المرور",
-    "كلمة السر",
-    "الرقم السري",
-    "رمز المرور",
-    "رمز عبور",
-    "گذرواژه",
-    "پاس ورڈ",
+    ("كلمة المرور", Named::Password),
+    ("كلمة السر", Named::Password),
+    ("الرقم السري", Named::Password),
+    ("رمز المرور", Named::Password),
+    ("رمز عبور", Named::Password),
+    ("گذرواژه", Named::Password),
+    ("پاس ورڈ", Named::Password),
     // Hindi, Bengali, Tamil, Telugu, Marathi
-    "पासवर्ड",
-    "पिन",
-    "कूटशब्द",
-    "পাসওয়ার্ড",
-    "கடவுச்சொல்",
-    "పాస్‌వర్డ్",
+    ("पासवर्ड", Named::Password),
+    ("पिन", Named::Password),
+    ("कूटशब्द", Named::Password),
+    ("পাসওয়ার্ড", Named::Password),
+    ("கடவுச்சொல்", Named::Password),
+    ("పాస్‌వర్డ్", Named::Password),
     // Thai, Vietnamese
-    "รหัสผ่าน",
-    "รหัส",
-    "mật khẩu",
-    "mã pin",
+    ("รหัสผ่าน", Named::Password),
+    ("รหัส", Named::Password),
+    ("mật khẩu", Named::Password),
+    ("mã pin", Named::Pin),
     // Turkish, Polish, Czech, Slovak, Hungarian, Romanian
-    "şifre",
-    "sifre",
-    "parola",
-    "hasło",
-    "haslo",
-    "heslo",
-    "jelszó",
-    "jelszo",
-    "parolă",
+    ("şifre", Named::Password),
+    ("sifre", Named::Password),
+    ("parola", Named::Password),
+    ("hasło", Named::Password),
+    ("haslo", Named::Password),
+    ("heslo", Named::Password),
+    ("jelszó", Named::Password),
+    ("jelszo", Named::Password),
+    ("parolă", Named::Password),
     // Swedish, Danish, Norwegian, Finnish, Estonian
-    "lösenord",
-    "adgangskode",
-    "passord",
-    "salasana",
-    "tunnuskoodi",
-    "parool",
+    ("lösenord", Named::Password),
+    ("adgangskode", Named::Code),
+    ("passord", Named::Password),
+    ("salasana", Named::Password),
+    ("tunnuskoodi", Named::Password),
+    ("parool", Named::Password),
     // Swahili, Tagalog, Malay
-    "nenosiri",
-    "kata laluan",
+    ("nenosiri", Named::Password),
+    ("kata laluan", Named::Password),
 ];
+
+/// Words that link a secret's name to its value in those languages ("Мой пароль это …").
+pub const SECRET_LINKS: &[&str] = &["это"];

@@ -2,7 +2,7 @@
 //! sentence, and recall's grammar words are two-letter pieces (`crate::words::tokens`).
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Reader, Times, Unsaid};
+use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
 
 pub const READER: Reader = Reader {
     lang: Lang::Chinese,
@@ -43,7 +43,18 @@ pub const READER: Reader = Reader {
         "的是", "了吗", "是不", "不是", "一个", "这个", "那个", "我们", "他们", "可以", "知道",
         "吗", "呢", "叫什", "么名",
     ],
-    secret_names: &["密码", "口令", "验证码", "pin码", "取款码", "支付码"],
+    secrets: Secrets {
+        names: &[
+            ("密码", Named::Password),
+            ("口令", Named::Password),
+            ("验证码", Named::Password),
+            ("pin码", Named::Pin),
+            ("取款码", Named::Pin),
+            ("支付码", Named::Password),
+        ],
+        links: &["是", "为"],
+        before: &["作为"],
+    },
     identity: Identity {
         name: Cues {
             asked: &["我叫什么", "我的名字是什么", "我的名字叫什么"],
@@ -62,6 +73,12 @@ pub const READER: Reader = Reader {
             ],
             told: &["我的工作", "我是一名", "工作是", "上班"],
         },
+    },
+    letters: Letters {
+        headers: &["发件人", "收件人", "主题"],
+        wrote: &["写道：", "写道:"],
+        greetings: &["亲爱的"],
+        sign_offs: &["此致", "此致敬礼"],
     },
     constraints: Constraints {
         diet: &[
@@ -99,6 +116,7 @@ pub const READER: Reader = Reader {
             &["星期六", "周六", "礼拜六"],
             &["星期天", "星期日", "周日", "礼拜天"],
         ],
+        likings: &["喜欢"],
         habits: &["每", "经常", "总是"],
     },
 };

@@ -5,51 +5,25 @@
 //! word after a colon ("Passwort: Sonnenblume"). Every text is read with every language's
 //! names, whatever language it is in: a secret is refused in any script.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::OnceLock;
 
 use super::{Found, REDACTED, Secret};
 use crate::language::Lang;
-use crate::language::reader::READERS;
-use crate::language::unread::SECRET_NAMES;
+use crate::language::reader::{Named, READERS, is_grammar};
+use crate::language::unread::{SECRET_LINKS, SECRET_NAMES};
 
 /// How far after a name its value may start, in characters.
 const WINDOW_CHARS: usize = 40;
 
 /// Words right after a name that make it the name of something else ("password manager").
-const NOT_THE_SECRET: &[&str] = &["manager", "managers", "gestionnaire", "hint", "hints"];
+/// English puts these after the name; languages that put them before ("gestionnaire de mots
+/// de passe") or join them ("Passwortmanager") never stand a name there.
+const NOT_THE_SECRET: &[&str] = &["manager", "managers", "hint", "hints"];
 
-/// Words that link a name to its value in any language: a year-like number ("1987") is a
-/// value only straight after a name or one of these.
-const LINKS: &[&str] = &[
-    "is", "was", "es", "era", "est", "c'est", "ist", "lautet", "war", "é", "è", "adalah", "=",
-    "是", "为", "は", "는", "은", "это", "—", "-",
-];
-
-/// The endings of a code's name that go on to the thing it opens ("code de la", "code für
-/// die"): a value after such a name needs a link ("… est 1234"), since "le code de la route a
-/// 500 articles" names no secret.
-const OF_THE_THING: &[&str] = &[
-    " de la",
-    " du",
-    " de carte",
-    " der",
-    " für die",
-    " für den",
-    " für das",
-    " van de",
-    " van het",
-    " del",
-    " della",
-    " da",
-    " do",
-];
-
-/// Articles that may stand between a link and its value ("est le 1234").
-const ARTICLES: &[&str] = &[
-    "le", "la", "el", "the", "der", "die", "das", "de", "het", "o", "a",
-];
+/// Links in any script: a sign between a name and its value ("PIN = 4821", "пароль — …").
+const SIGN_LINKS: &[&str] = &["=", "—", "-"];
 
 /// How a name must stand in a word.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -62,8 +36,18 @@ enum Stands {
     Anywhere,
 }
 
-/// Every name, with how it stands.
-fn names() -> impl Iterator<Item = (&'static str, Stands)> {
+/// One name of a secret: its words, how they stand, what they name, and whether its value
+/// needs a link (a name that goes on to the thing a code opens: "code de la …").
+#[derive(Clone, Copy)]
+struct Name {
+    words: &'static str,
+    stands: Stands,
+    kind: Named,
+    needs_link: bool,
+}
+
+/// Every reader's names and the unread languages', with how each stands.
+fn names() -> impl Iterator<Item = Name> {
     let read = READERS.iter().flat_map(|r| {
         let stands = if r.lang.unspaced() {
             Stands::Anywhere
@@ -72,39 +56,64 @@ fn names() -> impl Iterator<Item = (&'static str, Stands)> {
         } else {
             Stands::Whole
         };
-        // A name in Latin letters stands as a word even in a language without spaces ("pin"
-        // of "helping" is none; "pin码" opens a word).
-        r.secret_names.iter().map(move |n| match latin_letters(n) {
-            Some(true) => (*n, Stands::Whole),
-            Some(false) => (*n, Stands::Opening),
-            None => (*n, stands),
+        r.secrets.names.iter().map(move |&(words, kind)| Name {
+            words,
+            // A name in Latin letters stands as a word even in a language without spaces
+            // ("pin" of "helping" is none; "pin码" opens a word).
+            stands: match latin_letters(words) {
+                Some(true) => Stands::Whole,
+                Some(false) => Stands::Opening,
+                None => stands,
+            },
+            kind,
+            needs_link: words
+                .rsplit_once(' ')
+                .is_some_and(|(_, last)| r.grammar.contains(&last)),
         })
     });
     // A Latin-script name opens a word ("şifrem"); another script's stands anywhere, since
     // Hebrew and Arabic write "the" and "my" onto the word ("הסיסמה") and Thai has no spaces.
-    read.chain(SECRET_NAMES.iter().map(|n| {
-        let latin = n
+    read.chain(SECRET_NAMES.iter().map(|&(words, kind)| {
+        let latin = words
             .chars()
             .next()
             .is_some_and(|c| c.is_ascii_alphabetic() || c == 'ş');
-        let stands = if latin {
-            Stands::Opening
-        } else {
-            Stands::Anywhere
-        };
-        (*n, stands)
+        Name {
+            words,
+            stands: if latin {
+                Stands::Opening
+            } else {
+                Stands::Anywhere
+            },
+            kind,
+            needs_link: false,
+        }
     }))
+}
+
+/// Every language's links, read or not, and the signs.
+fn links() -> &'static HashSet<&'static str> {
+    static LINKS: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    LINKS.get_or_init(|| {
+        READERS
+            .iter()
+            .flat_map(|r| r.secrets.links.iter())
+            .chain(SECRET_LINKS)
+            .chain(SIGN_LINKS)
+            .copied()
+            .collect()
+    })
 }
 
 /// Every name by its first letter, gathered once: the text is read once, each of its letters
 /// looking up the few names that start with it.
-fn by_first_letter() -> &'static HashMap<char, Vec<(&'static str, Stands)>> {
-    static MAP: OnceLock<HashMap<char, Vec<(&'static str, Stands)>>> = OnceLock::new();
+fn by_first_letter() -> &'static HashMap<char, Vec<Name>> {
+    static MAP: OnceLock<HashMap<char, Vec<Name>>> = OnceLock::new();
     MAP.get_or_init(|| {
-        let mut m: HashMap<char, Vec<(&'static str, Stands)>> = HashMap::new();
-        for (name, stands) in names() {
-            if let Some(c) = name.chars().next() {
-                m.entry(c).or_default().push((name, stands));
+        let mut m: HashMap<char, Vec<Name>> = HashMap::new();
+        for name in names() {
+            if let Some(c) = name.words.chars().next() {
+                m.entry(c).or_default().push(name);
             }
         }
         m
@@ -132,24 +141,26 @@ pub(super) fn named(text: &str) -> Vec<Found> {
         let Some(here) = by_first.get(&c) else {
             continue;
         };
-        for &(name, stands) in here {
-            if !folded[at..].starts_with(name) {
+        for name in here {
+            if !folded[at..].starts_with(name.words) {
                 continue;
             }
-            let end = at + name.len();
-            if !stands_so(&folded, at, end, stands) {
+            let end = at + name.words.len();
+            if !stands_so(&folded, at, end, name.stands) {
                 continue;
             }
-            let after = end + ending(&folded[end..], stands);
-            // A code is named by the thing it opens ("code de la …"): its value needs a link.
-            let needs_link = OF_THE_THING.iter().any(|t| name.ends_with(t));
-            let span =
-                value_after(text, &folded, after, needs_link).or_else(|| value_before(&folded, at));
+            let after = end + ending(&folded[end..], name.stands);
+            let span = value_after(text, &folded, after, name.needs_link)
+                .or_else(|| value_before(&folded, at));
             if let Some(span) = span
                 && !out.iter().any(|f| f.span == span)
             {
                 out.push(Found {
-                    kind: kind_of(name),
+                    kind: match name.kind {
+                        Named::Password => Secret::Password,
+                        Named::Pin => Secret::Pin,
+                        Named::Code => Secret::Passcode,
+                    },
                     span,
                 });
             }
@@ -178,21 +189,6 @@ fn ending(rest: &str, stands: Stands) -> usize {
     rest.char_indices()
         .find(|(_, c)| !c.is_alphanumeric() || c.is_ascii_alphanumeric())
         .map_or(rest.len(), |(i, _)| i)
-}
-
-/// What kind of secret a name names.
-fn kind_of(name: &str) -> Secret {
-    let pin = ["pin", "geheimzahl", "暗証番号", "取款码", "핀번호"];
-    let door = [
-        "code", "código", "codice", "kode", "digicode", "türcode", "deurcode", "код",
-    ];
-    if pin.iter().any(|p| name.contains(p)) {
-        Secret::Pin
-    } else if door.iter().any(|d| name.contains(d)) {
-        Secret::Passcode
-    } else {
-        Secret::Password
-    }
 }
 
 /// Whether `c` may stand inside a typed secret value.
@@ -247,15 +243,31 @@ fn value_after(text: &str, folded: &str, from: usize, needs_link: bool) -> Optio
     None
 }
 
-/// A value named as one before its name: "use hunter2 as the password", "with 4821 as my PIN".
+/// A value named as one before its name, by any reader's `before` word: "use hunter2 as the
+/// password", "nimm Sonne42 als Passwort", "用panda2024作为密码". One grammar word may stand
+/// between ("as my PIN").
 fn value_before(folded: &str, at: usize) -> Option<Range<usize>> {
-    let head = folded[..at].trim_end();
-    let head = ["the", "my", "our", "a"]
-        .iter()
-        .find_map(|d| head.strip_suffix(d))
-        .unwrap_or(head)
-        .trim_end();
-    let head = head.strip_suffix(" as")?.trim_end();
+    static BEFORE: OnceLock<Vec<&'static str>> = OnceLock::new();
+    let before = BEFORE.get_or_init(|| {
+        READERS
+            .iter()
+            .flat_map(|r| r.secrets.before.iter().copied())
+            .collect()
+    });
+    let mut head = folded[..at].trim_end();
+    if let Some((rest, last)) = head.rsplit_once(char::is_whitespace)
+        && !before.contains(&last)
+        && is_grammar(last)
+    {
+        head = rest.trim_end();
+    }
+    let word = before.iter().find(|b| {
+        head.strip_suffix(**b).is_some_and(|rest| {
+            // A word in letters of a spaced language stands alone; "作为", "로" join.
+            !b.chars().all(|c| c.is_ascii_alphabetic()) || rest.ends_with(char::is_whitespace)
+        })
+    })?;
+    let head = head[..head.len() - word.len()].trim_end();
     let start = head
         .char_indices()
         .rev()
@@ -317,12 +329,12 @@ fn is_value(token: &str, gap: &str, colon: bool) -> bool {
     !year || linked_straight(gap)
 }
 
-/// Whether the last word of `gap` is a link ("… de la porte est ").
+/// Whether one of the last two words of `gap` is a link ("… de la porte est ", "… est le ").
 fn link_last(gap: &str) -> bool {
     gap.split_whitespace()
         .rev()
-        .find(|w| !ARTICLES.contains(w))
-        .is_some_and(|w| LINKS.contains(&w) || w.ends_with([':', '：']))
+        .take(2)
+        .any(|w| links().contains(w) || w.ends_with([':', '：']))
 }
 
 /// Whether `gap` is nothing, or one link ("ist", "是", "는"), or a colon.
@@ -331,7 +343,7 @@ fn linked_straight(gap: &str) -> bool {
     match words.as_slice() {
         [] => true,
         [one] => {
-            LINKS.contains(one)
+            links().contains(one)
                 || one.ends_with([':', '：'])
                 || (one.chars().count() <= 2 && !one.is_ascii())
         }
