@@ -21,11 +21,7 @@ struct Linear {
 impl Linear {
     fn load(vb: &Tensors, inputs: usize, outputs: usize) -> Result<Linear, BertError> {
         Ok(Linear {
-            w: vb
-                .get(&[outputs, inputs], "weight")?
-                .into_iter()
-                .map(f16::from_f32)
-                .collect(),
+            w: vb.get_f16(&[outputs, inputs], "weight")?,
             b: vb.get(&[outputs], "bias")?,
             inputs,
         })
@@ -110,7 +106,9 @@ pub struct Encoder {
     hidden: usize,
     heads: usize,
     act: HiddenAct,
-    word: Vec<f32>,
+    /// The word table in f16: a multilingual vocabulary (250,000 rows) is most of a model's
+    /// weights, and a text reads only its own rows.
+    word: Vec<f16>,
     position: Vec<f32>,
     token_type: Vec<f32>,
     embedding_norm: Norm,
@@ -145,7 +143,7 @@ impl Encoder {
             hidden: h,
             heads: c.num_attention_heads,
             act: c.hidden_act,
-            word: emb.get(&[c.vocab_size, h], "word_embeddings.weight")?,
+            word: emb.get_f16(&[c.vocab_size, h], "word_embeddings.weight")?,
             position: emb.get(
                 &[c.max_position_embeddings, h],
                 "position_embeddings.weight",
@@ -173,7 +171,7 @@ impl Encoder {
                 .get(ty as usize * h..(ty as usize + 1) * h)?;
             let pos = &self.position[t * h..(t + 1) * h];
             for (((o, a), b), c) in x[t * h..(t + 1) * h].iter_mut().zip(word).zip(ty).zip(pos) {
-                *o = a + b + c;
+                *o = a.to_f32() + b + c;
             }
         }
         self.embedding_norm.apply(&mut x);

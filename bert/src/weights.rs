@@ -79,6 +79,21 @@ impl<'a> Tensors<'a> {
 
     /// The tensor `name`, which must have `shape`, as f32 values in row-major order.
     pub fn get(&self, shape: &[usize], name: &str) -> Result<Vec<f32>, BertError> {
+        self.get_as(shape, name, |v| v)
+    }
+
+    /// [`Tensors::get`] as f16, without an f32 copy of the whole tensor on the way.
+    pub fn get_f16(&self, shape: &[usize], name: &str) -> Result<Vec<f16>, BertError> {
+        self.get_as(shape, name, f16::from_f32)
+    }
+
+    /// The tensor's values, each converted from f32 by `to`.
+    fn get_as<T>(
+        &self,
+        shape: &[usize],
+        name: &str,
+        to: impl Fn(f32) -> T,
+    ) -> Result<Vec<T>, BertError> {
         let full = self.full(name);
         let view = self.file.tensor(&full).map_err(|_| {
             BertError::Invalid(format!("{} has no tensor {full}", self.path.display()))
@@ -91,18 +106,18 @@ impl<'a> Tensors<'a> {
             )));
         }
         let bytes = view.data();
-        let values: Vec<f32> = match view.dtype() {
+        let values: Vec<T> = match view.dtype() {
             Dtype::F32 => bytes
                 .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .map(|b| to(f32::from_le_bytes([b[0], b[1], b[2], b[3]])))
                 .collect(),
             Dtype::F16 => bytes
                 .chunks_exact(2)
-                .map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32())
+                .map(|b| to(f16::from_le_bytes([b[0], b[1]]).to_f32()))
                 .collect(),
             Dtype::BF16 => bytes
                 .chunks_exact(2)
-                .map(|b| bf16::from_le_bytes([b[0], b[1]]).to_f32())
+                .map(|b| to(bf16::from_le_bytes([b[0], b[1]]).to_f32()))
                 .collect(),
             other => {
                 return Err(BertError::Invalid(format!(
