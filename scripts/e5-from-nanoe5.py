@@ -145,6 +145,10 @@ def main():
                    "pooling_mode_cls_token": False, "pooling_mode_mean_tokens": True}, f)
     with open(os.path.join(out, "sentence_bert_config.json"), "w") as f:
         json.dump({"max_seq_length": 512, "do_lower_case": False}, f)
+    # E5 is trained with "query: " before both texts of a symmetric task (the model card);
+    # recall compares a message with facts, so every text gets it.
+    with open(os.path.join(out, "config_sentence_transformers.json"), "w") as f:
+        json.dump({"prompts": {"query": "query: "}, "default_prompt_name": "query"}, f)
     shutil.copyfile(tokenizer, os.path.join(out, "tokenizer.json"))
 
 

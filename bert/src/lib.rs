@@ -27,6 +27,8 @@ const WEIGHTS_FILE: &str = "model.safetensors";
 const TOKENIZER_FILE: &str = "tokenizer.json";
 const POOLING_FILE: &str = "1_Pooling/config.json";
 const SBERT_CONFIG_FILE: &str = "sentence_bert_config.json";
+/// sentence-transformers' own settings; its `prompts.query` is put before every text.
+const ST_CONFIG_FILE: &str = "config_sentence_transformers.json";
 
 /// Errors from validating, loading or running a sentence-transformers BERT model.
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +80,8 @@ impl Pooling {
 pub struct Bert {
     encoder: Encoder,
     tokenizer: Tokenizer,
+    /// Put before every text (`config_sentence_transformers.json`'s `prompts.query`).
+    prompt: Option<String>,
     pooling: Pooling,
     dim: usize,
     id: String,
@@ -86,7 +90,10 @@ pub struct Bert {
 /// What `validate_dir` learns from the small files of a model folder.
 struct DirInfo {
     config: Config,
+    /// Of config.json's bytes, and of the prompt when there is one.
     config_hash: u32,
+    /// Put before every text ("query: " for the E5 models, trained so for symmetric tasks).
+    prompt: Option<String>,
     pooling: Pooling,
     max_tokens: usize,
 }
@@ -107,6 +114,23 @@ struct PoolingConfig {
 #[derive(serde::Deserialize)]
 struct SbertConfig {
     max_seq_length: Option<usize>,
+}
+
+#[derive(serde::Deserialize)]
+struct StConfig {
+    #[serde(default)]
+    prompts: std::collections::BTreeMap<String, String>,
+}
+
+/// The folder's query prompt, when its sentence-transformers config names a non-empty one.
+fn read_prompt(dir: &Path) -> Result<Option<String>, BertError> {
+    let path = dir.join(ST_CONFIG_FILE);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let st: StConfig = serde_json::from_slice(&read_file(&path)?)
+        .map_err(|e| BertError::Invalid(format!("{} is not valid: {e}", path.display())))?;
+    Ok(st.prompts.get("query").filter(|p| !p.is_empty()).cloned())
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, BertError> {
@@ -177,9 +201,15 @@ fn inspect_dir(dir: &Path) -> Result<DirInfo, BertError> {
         )));
     }
 
+    let prompt = read_prompt(dir)?;
+    let mut hashed = config_bytes;
+    if let Some(p) = &prompt {
+        hashed.extend_from_slice(p.as_bytes());
+    }
     Ok(DirInfo {
         config,
-        config_hash: fnv1a32(&config_bytes),
+        config_hash: fnv1a32(&hashed),
+        prompt,
         pooling,
         max_tokens,
     })
@@ -281,6 +311,7 @@ impl Bert {
         Ok(Self {
             encoder,
             tokenizer,
+            prompt: info.prompt,
             pooling: info.pooling,
             dim,
             id,
@@ -310,6 +341,14 @@ impl Bert {
     }
 
     fn embed_one(&self, text: &str) -> Result<Vec<f32>, BertError> {
+        let prompted;
+        let text = match &self.prompt {
+            Some(p) => {
+                prompted = format!("{p}{text}");
+                prompted.as_str()
+            }
+            None => text,
+        };
         let enc = self
             .tokenizer
             .encode(text, true)

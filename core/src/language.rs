@@ -181,6 +181,19 @@ pub fn by_script(text: &str) -> Option<Lang> {
     })
 }
 
+/// Whether an English-only embedding model may score `text`: its letters are Latin (or it has
+/// none) and its grammar words are English's, or no reader's ("Pip", "CKA exam"). Cheap (no
+/// detector): recall asks it of every fact once, when its index is built, and of each message.
+pub fn reads_as_english(text: &str) -> bool {
+    match by_script(text) {
+        Some(lang) => lang == Lang::English,
+        None => matches!(
+            reader::lang_by_grammar(&crate::words::tokens(text)),
+            None | Some(Lang::English)
+        ),
+    }
+}
+
 /// A Latin-script turn of fewer words than this says too little for the detector ("Blue!",
 /// "Oui"): it is in the language of the message before it.
 const SHORT_WORDS: usize = 4;

@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 use localm::models::embedder::BertEmbedder;
 use localm_core::models::Embedder;
 use localm_core::recall::lexical::LexicalIndex;
-use localm_core::recall::query::{Agent, ChatMessage, build_query};
+use localm_core::recall::query::{Agent, ChatMessage, Query, build_query};
 use localm_core::recall::{Degrade, Semantic, plan_semantic, recall};
 use localm_core::record::{Kind, Record, Source};
 use localm_core::store::vectors::{Vectors, entries_for};
@@ -184,8 +184,12 @@ fn main() {
     report(
         "semantic recall incl. query embedding",
         time(200, || {
-            let text = fresh(&query.text);
-            let sem = plan_semantic(&recs, Some(&vectors), Some(&bert as &dyn Embedder), &text);
+            // The latest message and the window, each new to the embedder's cache.
+            let q = Query {
+                latest: fresh(&query.latest),
+                text: fresh(&query.text),
+            };
+            let sem = plan_semantic(&recs, Some(&vectors), Some(&bert as &dyn Embedder), &q);
             black_box(recall(&recs, &index, &sem, &query, now));
         })
         .into_iter()
@@ -227,9 +231,10 @@ fn main() {
         );
     }
 
-    let qv = bert.embed(&[&query.text]).unwrap().remove(0);
+    let mut qv = bert.embed(&[&query.latest, &query.text]).unwrap();
     let ready = Semantic::Ready {
-        query: qv,
+        window: Some(qv.remove(1)),
+        query: qv.remove(0),
         vectors: &vectors,
         model: bert.id(),
     };

@@ -4,7 +4,9 @@
 //! ever shown for the tuning half, so tuning never sees the held-out items.
 //!
 //! `cargo run --release -p localm-tests --example eval_recall -- [MODEL_DIR] [--misses] [--dump FILE]`
-//! (`scripts/bench recall-quality` runs it with the test model).
+//! (`scripts/bench recall-quality` runs it with the test model). With `--set recall-set-languages`
+//! (or any folder of `tests/data/`), it prints each half by language, asked with the chat's
+//! window and with the latest message alone.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::path::{Path, PathBuf};
@@ -12,7 +14,9 @@ use std::path::{Path, PathBuf};
 use localm::models::embedder::BertEmbedder;
 use localm_core::models::Embedder;
 use localm_core::recall::lexical::{LexicalIndex, content_words};
-use localm_tests::recall_set::{HALVES, HEADER, Set, evaluate, load, records};
+use localm_tests::recall_set::{
+    HALVES, HEADER, Set, Turns, evaluate, evaluate_turns, load, load_from, records,
+};
 
 /// For tuning the gate outside Rust: every query's signals against every fact (tune half only).
 fn dump(set: &Set, embedder: Option<&BertEmbedder>, out: &Path) {
@@ -43,6 +47,7 @@ fn dump(set: &Set, embedder: Option<&BertEmbedder>, out: &Path) {
         };
         let line = serde_json::json!({
             "q": l.q, "class": l.class, "expect": l.expect, "words": words,
+            "about_user": localm_core::recall::gate::is_about_user(&l.q),
             "mass": weighed.mass,
             "idf": words.iter().map(|w| index.weigh(std::slice::from_ref(w)).mass).collect::<Vec<_>>(), "share": share, "shared": shared, "cos": cos,
             "ids": records.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
@@ -61,14 +66,25 @@ fn main() {
         .iter()
         .position(|a| a == "--dump")
         .map(|p| PathBuf::from(&args[p + 1]));
+    let set_name = args
+        .iter()
+        .position(|a| a == "--set")
+        .map(|p| args[p + 1].clone());
     let model = args
         .iter()
-        .take_while(|a| *a != "--dump")
-        .find(|a| !a.starts_with("--"))
-        .map(PathBuf::from);
+        .enumerate()
+        .find(|(k, a)| {
+            !a.starts_with("--") && (*k == 0 || !matches!(args[k - 1].as_str(), "--dump" | "--set"))
+        })
+        .map(|(_, a)| PathBuf::from(a));
     let bert = model.map(|m| BertEmbedder::load(&m).expect("the embedding model"));
     if let Some(out) = dump_to {
-        dump(&load("tune"), bert.as_ref(), &out);
+        let set = set_name.as_deref().unwrap_or("recall-set");
+        dump(&load_from(set, "tune"), bert.as_ref(), &out);
+        return;
+    }
+    if let Some(name) = set_name {
+        by_language(&name, bert.as_ref(), misses);
         return;
     }
     println!("{HEADER}");
@@ -93,6 +109,26 @@ fn main() {
         for class in NEW_CLASSES {
             if let Some(c) = f.by_class.get(class) {
                 println!("{}", c.row(&format!("{name}, {class}")));
+            }
+        }
+    }
+}
+
+/// Each half of `tests/data/<name>/` by language, lexical and (with a model) semantic, asked
+/// with the chat's window and with the latest message alone.
+fn by_language(name: &str, bert: Option<&BertEmbedder>, misses: bool) {
+    let signal = bert.map_or("lexical".to_string(), |b| format!("semantic ({})", b.id()));
+    println!("{signal}\n{HEADER}");
+    for half in HALVES {
+        let set = load_from(name, half);
+        for (turns, label) in [
+            (Turns::Window, "window"),
+            (Turns::LatestOnly, "latest only"),
+        ] {
+            let f = evaluate_turns(&set, bert, turns, misses && half == "tune");
+            println!("{}", f.row(&format!("{half}, {label}, all")));
+            for (lang, l) in &f.by_lang {
+                println!("{}", l.row(&format!("{half}, {label}, {lang}")));
             }
         }
     }

@@ -1,7 +1,9 @@
-//! The labelled recall set (`tests/data/recall-set/{tune,held-out}.json`: 152 facts about one
-//! invented user, on-topic questions by class, off-topic messages) and its scoring: hit@1,
-//! hit@6, recall@6, MRR and the share of off-topic messages that inject nothing. Shared by the
-//! quality test (`tests/recall_eval.rs`) and the report (`examples/eval_recall.rs`).
+//! The labelled recall sets and their scoring: hit@1, hit@6, recall@6, MRR and the share of
+//! off-topic messages that inject nothing, overall, by class and by language.
+//! `tests/data/recall-set/` holds 177 facts about one invented English-speaking user;
+//! `tests/data/recall-set-languages/` holds facts in six languages, questions in each and across
+//! them, and follow-ups with the earlier turns of their chat. Shared by the quality test
+//! (`tests/recall_eval.rs`) and the report (`examples/eval_recall.rs`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,15 +38,35 @@ pub struct Labelled {
     pub q: String,
     pub expect: Vec<String>,
     pub class: String,
+    /// The user's earlier turns in the same chat, oldest first.
+    #[serde(default)]
+    pub prior: Vec<String>,
+    /// The message's language (`en`, `zh`, …), or `question→facts` for a cross-language one.
+    #[serde(default)]
+    pub lang: String,
+}
+
+/// How recall is asked: as a chat turn does (the latest message with its earlier turns), or
+/// with the latest message alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Turns {
+    Window,
+    LatestOnly,
 }
 
 /// The two halves: `tune` (thresholds were chosen on it) and `held-out` (never tuned on).
 pub const HALVES: [&str; 2] = ["tune", "held-out"];
 
-/// Read one half.
+/// Read one half of the English set.
 pub fn load(half: &str) -> Set {
+    load_from("recall-set", half)
+}
+
+/// Read one half of the set in `tests/data/<set>/`.
+pub fn load_from(set: &str, half: &str) -> Set {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data/recall-set")
+        .join("data")
+        .join(set)
         .join(format!("{half}.json"));
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
@@ -81,6 +103,8 @@ pub struct Figures {
     pub queries: usize,
     /// The same figures for each on-topic class alone (`constraint`, `when`, …).
     pub by_class: BTreeMap<String, Figures>,
+    /// The same figures for each message language (`cross` for every cross-language message).
+    pub by_lang: BTreeMap<String, Figures>,
 }
 
 impl Figures {
@@ -115,6 +139,16 @@ pub const HEADER: &str = "| half / signal | hit@1 | hit@6 | recall@6 | MRR | off
 /// Run every message of `set` through recall as a chat turn would (lexical without `embedder`),
 /// and score it. With `show_misses`, print each miss and each off-topic injection.
 pub fn evaluate(set: &Set, embedder: Option<&BertEmbedder>, show_misses: bool) -> Figures {
+    evaluate_turns(set, embedder, Turns::Window, show_misses)
+}
+
+/// [`evaluate`], asking with the window or with the latest message alone.
+pub fn evaluate_turns(
+    set: &Set,
+    embedder: Option<&BertEmbedder>,
+    turns: Turns,
+    show_misses: bool,
+) -> Figures {
     let now: DateTime<Utc> = "2026-03-02T00:00:00Z".parse().expect("a date");
     let records = records(set);
     let index = LexicalIndex::new(records.iter().map(|r| r.text.as_str()));
@@ -125,7 +159,12 @@ pub fn evaluate(set: &Set, embedder: Option<&BertEmbedder>, show_misses: bool) -
     });
     let mut f = Figures::default();
     for l in &set.queries {
-        let query = build_query(&[ChatMessage::user(&l.q)], Agent::Chat).expect("a query");
+        let mut chat: Vec<ChatMessage> = match turns {
+            Turns::Window => l.prior.iter().map(|p| ChatMessage::user(p)).collect(),
+            Turns::LatestOnly => Vec::new(),
+        };
+        chat.push(ChatMessage::user(&l.q));
+        let query = build_query(&chat, Agent::Chat).expect("a query");
         let r = run(&Input {
             records: &records,
             index: &index,
@@ -135,6 +174,20 @@ pub fn evaluate(set: &Set, embedder: Option<&BertEmbedder>, show_misses: bool) -
             now,
         });
         let got: Vec<&str> = r.items.iter().map(|i| i.id.as_str()).collect();
+        let lang = if l.lang.contains('→') {
+            "cross"
+        } else {
+            l.lang.as_str()
+        };
+        let by_lang = f.by_lang.entry(lang.to_string()).or_default();
+        by_lang.queries += 1;
+        by_lang.injected += got.len();
+        if l.expect.is_empty() {
+            by_lang.off_topic += 1;
+            by_lang.off_empty += usize::from(got.is_empty());
+        } else {
+            score(by_lang, &l.expect, &got);
+        }
         f.queries += 1;
         f.injected += got.len();
         if l.expect.is_empty() {

@@ -342,6 +342,18 @@ pub fn is_grammar(word: &str) -> bool {
 /// any and it is not English (whose grammar words `crate::words` leaves out always): what
 /// recall leaves out of a text beside English's.
 pub fn grammar_of(words: &[String]) -> Option<&'static [&'static str]> {
+    reader_by_grammar(words)
+        .filter(|r| r.lang != Lang::English)
+        .map(|r| r.grammar)
+}
+
+/// The language whose grammar words `words` (lower-cased) use most, English winning a tie;
+/// `None` when they use none.
+pub fn lang_by_grammar(words: &[String]) -> Option<Lang> {
+    reader_by_grammar(words).map(|r| r.lang)
+}
+
+fn reader_by_grammar(words: &[String]) -> Option<&'static Reader> {
     let mut counts = [0usize; 32];
     for w in words {
         if let Some(bits) = readers_of().get(w.as_str()) {
@@ -358,8 +370,7 @@ pub fn grammar_of(words: &[String]) -> Option<&'static [&'static str]> {
             (b, m)
         }
     });
-    let r = READERS[best];
-    (n > 0 && r.lang != Lang::English).then_some(r.grammar)
+    (n > 0).then_some(READERS[best])
 }
 
 #[cfg(test)]

@@ -18,6 +18,9 @@ pub struct Gates {
     pub word_weight: f32,
     /// With embeddings: no fact qualifies below this cosine, however many words it shares.
     pub min_cosine: f32,
+    /// The model was trained on English alone: it scores neither a message nor a fact in
+    /// another language (its cosines there say nothing), and those are matched by words.
+    pub english_only: bool,
 }
 
 /// Without embeddings, relevance is the share of the query's word weight a fact holds.
@@ -28,6 +31,7 @@ pub const LEXICAL: Gates = Gates {
     other: 0.40,
     word_weight: 1.0,
     min_cosine: 0.0,
+    english_only: false,
 };
 
 /// all-MiniLM-L6-v2 (the test model; paraphrases land at 0.35–0.55). Calibrated on the tuning
@@ -38,6 +42,7 @@ pub const MINILM_L6: Gates = Gates {
     other: 0.65,
     word_weight: 0.5,
     min_cosine: 0.15,
+    english_only: true,
 };
 
 /// bge-small-en-v1.5, the model `localm setup-embeddings` installs: the spec's 0.55 / 0.75,
@@ -49,6 +54,21 @@ pub const BGE_SMALL: Gates = Gates {
     other: 0.75,
     word_weight: 0.5,
     min_cosine: 0.35,
+    english_only: true,
+};
+
+/// multilingual-e5-small (about 100 languages, trained across them), every text after its
+/// "query: " prompt. Its cosines sit close together (unrelated pairs 0.75–0.85), so its gate
+/// sits high and words weigh little. Calibrated on the tuning halves of
+/// `tests/data/recall-set-languages` and `tests/data/recall-set` (off-topic messages empty in
+/// both at ≥ 0.96, then the most hits).
+pub const E5_SMALL: Gates = Gates {
+    name: "multilingual-e5-small",
+    about_user: 0.85,
+    other: 0.88,
+    word_weight: 0.1,
+    min_cosine: 0.80,
+    english_only: false,
 };
 
 /// Any other embedding model: stricter than both, so an uncalibrated model injects less rather
@@ -59,6 +79,7 @@ pub const DEFAULT: Gates = Gates {
     other: 0.80,
     word_weight: 0.5,
     min_cosine: 0.40,
+    english_only: true,
 };
 
 /// The gates for an embedder id (`<folder>:<dim>:<pooling>:<config hash>`). A model is known by
@@ -75,6 +96,8 @@ pub fn for_model(id: &str) -> Gates {
         MINILM_L6
     } else if folder.contains("bge-small-en") && dim == "384" && pooling == "cls" {
         BGE_SMALL
+    } else if folder.contains("multilingual-e5-small") && dim == "384" && pooling == "mean" {
+        E5_SMALL
     } else {
         DEFAULT
     }
@@ -125,11 +148,13 @@ impl Gates {
         }
     }
 
-    /// Whether a fact with these signals relates to the message.
+    /// Whether a fact with these signals relates to the message. A fact without a cosine (no
+    /// vector yet, or a language the model does not read) is matched by words, as without a
+    /// model.
     pub fn passes(&self, share: f32, cosine: Option<f32>, about_user: bool) -> bool {
         let needed = self.threshold(about_user);
         match cosine {
-            None => share > 0.0 && share >= needed,
+            None => share > 0.0 && share >= LEXICAL.threshold(about_user),
             Some(c) => c >= self.min_cosine && self.relevance(share, cosine) >= needed,
         }
     }
@@ -174,6 +199,12 @@ mod tests {
         assert_eq!(for_model("renamed:384:mean:a2bfe4e1"), MINILM_L6);
         assert_eq!(for_model("all-MiniLM-L6-v2:384:mean:00000000"), MINILM_L6);
         assert_eq!(for_model("bge-small-en-v1.5:384:cls:12345678"), BGE_SMALL);
+        assert_eq!(
+            for_model("multilingual-e5-small:384:mean:e0978b64"),
+            E5_SMALL
+        );
+        assert_eq!(for_model("multilingual-e5-small:384:cls:e0978b64"), DEFAULT);
+        const { assert!(MINILM_L6.english_only && BGE_SMALL.english_only && !E5_SMALL.english_only) };
         assert_eq!(for_model("all-MiniLM-L6-v2:768:mean:00000000"), DEFAULT);
         assert_eq!(for_model("my-model:1024:cls:00000000"), DEFAULT);
         assert_eq!(for_model("scripted"), DEFAULT);

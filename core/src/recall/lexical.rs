@@ -137,6 +137,9 @@ pub struct LexicalIndex {
     dated: Vec<bool>,
     /// The identity questions each fact answers ("what's my name?"), recognised once.
     answers: Vec<Vec<Asked>>,
+    /// Whether an English-only embedding model may score each fact
+    /// (`crate::language::reads_as_english`).
+    english: Vec<bool>,
 }
 
 impl LexicalIndex {
@@ -147,7 +150,9 @@ impl LexicalIndex {
         let mut constraints = Vec::new();
         let mut dated = Vec::new();
         let mut answers = Vec::new();
+        let mut english = Vec::new();
         for text in texts {
+            english.push(crate::language::reads_as_english(text));
             constraints.push(constraint::of_fact(text));
             answers.push(identity::answers(text));
             dated.push(when::carries_date(text));
@@ -179,12 +184,18 @@ impl LexicalIndex {
             constraints,
             dated,
             answers,
+            english,
         }
     }
 
     /// Whether fact `i` carries a date.
     pub fn dated(&self, i: usize) -> bool {
         self.dated.get(i).copied().unwrap_or(false)
+    }
+
+    /// Whether an English-only embedding model may score fact `i`.
+    pub fn english(&self, i: usize) -> bool {
+        self.english.get(i).copied().unwrap_or(true)
     }
 
     /// Whether fact `i` answers the identity question `asked`.

@@ -39,6 +39,8 @@ pub enum Degrade {
     DimMismatch,
     /// The embedder failed on this turn's query.
     QueryEmbedFailed,
+    /// The embedding model reads English alone and the message is in another language.
+    OtherLanguage,
 }
 
 impl Degrade {
@@ -49,6 +51,7 @@ impl Degrade {
             Degrade::LowCoverage => "low_coverage",
             Degrade::DimMismatch => "dim_mismatch",
             Degrade::QueryEmbedFailed => "query_embed_failed",
+            Degrade::OtherLanguage => "other_language",
         }
     }
 }
@@ -56,20 +59,24 @@ impl Degrade {
 /// The semantic signal for one query: ready to compare, or why not.
 pub enum Semantic<'a> {
     Ready {
+        /// The latest message's vector.
         query: Vec<f32>,
+        /// The whole window's (the latest message with earlier turns), when it has any.
+        window: Option<Vec<f32>>,
         vectors: &'a Vectors,
         model: &'a str,
     },
     Unavailable(Degrade),
 }
 
-/// Decide whether meaning-based recall can run, embedding the query only when it can.
-/// `vectors` is `None` when the sidecar could not be read.
+/// Decide whether meaning-based recall can run, embedding the query only when it can: the
+/// latest message, and the window too when it holds earlier turns. `vectors` is `None` when
+/// the sidecar could not be read.
 pub fn plan_semantic<'a>(
     records: &[Record],
     vectors: Option<&'a Vectors>,
     embedder: Option<&'a dyn Embedder>,
-    query: &str,
+    query: &Query,
 ) -> Semantic<'a> {
     let Some(embedder) = embedder else {
         return Semantic::Unavailable(Degrade::NoEmbedder);
@@ -94,13 +101,28 @@ pub fn plan_semantic<'a>(
     if (covered as f32) < MIN_COVERAGE * records.len() as f32 {
         return Semantic::Unavailable(Degrade::LowCoverage);
     }
-    match embedder.embed(&[query]) {
-        Ok(mut v) if v.len() == 1 && v[0].len() == embedder.dim() => Semantic::Ready {
-            query: v.remove(0),
-            vectors,
-            model: embedder.id(),
-        },
-        _ => Semantic::Unavailable(Degrade::QueryEmbedFailed),
+    // One text a call: the embedder keeps recent queries' vectors, and a window's latest
+    // message was the window's text a turn ago only when it had no earlier turns.
+    let embed = |text: &str| match embedder.embed(&[text]) {
+        Ok(mut v) if v.len() == 1 && v[0].len() == embedder.dim() => Some(v.remove(0)),
+        _ => None,
+    };
+    let Some(latest) = embed(&query.latest) else {
+        return Semantic::Unavailable(Degrade::QueryEmbedFailed);
+    };
+    let window = if query.text == query.latest {
+        None
+    } else {
+        match embed(&query.text) {
+            Some(v) => Some(v),
+            None => return Semantic::Unavailable(Degrade::QueryEmbedFailed),
+        }
+    };
+    Semantic::Ready {
+        query: latest,
+        window,
+        vectors,
+        model: embedder.id(),
     }
 }
 
@@ -183,12 +205,21 @@ pub fn run(input: &Input) -> Recall {
     if input.records.is_empty() {
         return Recall::none(None);
     }
-    let semantic = plan_semantic(
-        input.records,
-        input.vectors,
-        input.embedder,
-        &input.query.text,
-    );
+    // An English-only model does not score a message in another language (its cosines there
+    // say nothing): words alone, as without a model.
+    let english_only = input
+        .embedder
+        .is_some_and(|e| gate::for_model(e.id()).english_only);
+    if english_only && !crate::language::reads_as_english(&input.query.latest) {
+        return recall(
+            input.records,
+            input.index,
+            &Semantic::Unavailable(Degrade::OtherLanguage),
+            input.query,
+            input.now,
+        );
+    }
+    let semantic = plan_semantic(input.records, input.vectors, input.embedder, input.query);
     recall(
         input.records,
         input.index,
@@ -213,7 +244,11 @@ pub fn recall(
     if records.is_empty() {
         return Recall::none(degrade);
     }
-    let weighed = index.weigh(&content_words(&query.text));
+    // The latest message is matched on its own and with its window, and a fact keeps the
+    // better of the two: earlier turns add topic, never dilute the latest message's words.
+    let weighed = index.weigh(&content_words(&query.latest));
+    let weighed_window =
+        (query.text != query.latest).then(|| index.weigh(&content_words(&query.text)));
     let (gates, model) = match semantic {
         Semantic::Ready { model, .. } => (gate::for_model(model), Some(*model)),
         Semantic::Unavailable(_) => (gate::LEXICAL, None),
@@ -232,10 +267,29 @@ pub fn recall(
                 .map(|c| c.label),
             answers: identity_question.filter(|&a| r.kind == Kind::Semantic && index.answers(i, a)),
             dated: when_question && index.dated(i),
-            share: index.share(i, &weighed),
+            share: weighed_window
+                .as_ref()
+                .map_or(0.0, |w| index.share(i, w))
+                .max(index.share(i, &weighed)),
             cosine: match (semantic, model) {
-                (Semantic::Ready { query, vectors, .. }, Some(model)) => {
-                    vectors.similarity(r, model, query)
+                (_, Some(_)) if gates.english_only && !index.english(i) => None,
+                (
+                    Semantic::Ready {
+                        query,
+                        window,
+                        vectors,
+                        ..
+                    },
+                    Some(model),
+                ) => {
+                    let latest = vectors.similarity(r, model, query);
+                    let window = window
+                        .as_ref()
+                        .and_then(|w| vectors.similarity(r, model, w));
+                    match (latest, window) {
+                        (Some(a), Some(b)) => Some(a.max(b)),
+                        (a, b) => a.or(b),
+                    }
                 }
                 _ => None,
             },

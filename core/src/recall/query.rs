@@ -23,6 +23,16 @@ pub struct Query {
     pub text: String,
 }
 
+impl Query {
+    /// A query of one message, with no earlier turns.
+    pub fn alone(text: &str) -> Query {
+        Query {
+            latest: text.to_string(),
+            text: text.to_string(),
+        }
+    }
+}
+
 /// Build the query, or `None` when this turn gets no recall.
 pub fn build_query(messages: &[ChatMessage], agent: Agent) -> Option<Query> {
     if agent == Agent::Coder {

@@ -140,7 +140,7 @@ fn semantic_gate_uses_the_models_thresholds_and_a_minimum_cosine() {
         table: table.clone(),
         fail: false,
     };
-    let sem = plan_semantic(&records, Some(&vectors), Some(&e), q);
+    let sem = plan_semantic(&records, Some(&vectors), Some(&e), &Query::alone(q));
     assert!(matches!(sem, Semantic::Ready { .. }));
     let r = run(&records, &sem, q);
     // "scripted" is no model we calibrated: the conservative gates (0.60 about the user).
@@ -171,7 +171,7 @@ fn semantic_gate_uses_the_models_thresholds_and_a_minimum_cosine() {
         table: table2,
         fail: false,
     };
-    let sem2 = plan_semantic(&records, Some(&vectors), Some(&e2), q2);
+    let sem2 = plan_semantic(&records, Some(&vectors), Some(&e2), &Query::alone(q2));
     let r = run(&records, &sem2, q2);
     assert!(!r.about_user);
     assert!(r.items.is_empty(), "{:?}", ids(&r));
@@ -194,11 +194,15 @@ fn each_degrade_reason_from_its_cause() {
         fail: false,
     };
     let full = vectors_for(&records, &table);
-    let degrade =
-        |v: Option<&Vectors>, e: Option<&dyn Embedder>| match plan_semantic(&records, v, e, "q") {
-            Semantic::Ready { .. } => None,
-            Semantic::Unavailable(d) => Some(d),
-        };
+    let degrade = |v: Option<&Vectors>, e: Option<&dyn Embedder>| match plan_semantic(
+        &records,
+        v,
+        e,
+        &Query::alone("q"),
+    ) {
+        Semantic::Ready { .. } => None,
+        Semantic::Unavailable(d) => Some(d),
+    };
     assert_eq!(degrade(Some(&full), None), Some(Degrade::NoEmbedder));
     assert_eq!(
         degrade(Some(&Vectors::default()), Some(&e)),
@@ -232,7 +236,7 @@ fn each_degrade_reason_from_its_cause() {
     let mut edited = records.clone();
     edited[0].text = "Prefers green tea".into();
     edited[1].text = "Lives in Bergen".into();
-    match plan_semantic(&edited, Some(&full), Some(&e), "q") {
+    match plan_semantic(&edited, Some(&full), Some(&e), &Query::alone("q")) {
         Semantic::Unavailable(d) => assert_eq!(d, Degrade::LowCoverage),
         Semantic::Ready { .. } => panic!("stale vectors used"),
     }
@@ -263,7 +267,12 @@ fn first_person_fallback_brings_at_most_two_trusted_facts_only_without_semantics
         table,
         fail: false,
     };
-    let sem = plan_semantic(&records, Some(&vectors), Some(&e), "who am I?");
+    let sem = plan_semantic(
+        &records,
+        Some(&vectors),
+        Some(&e),
+        &Query::alone("who am I?"),
+    );
     assert!(run(&records, &sem, "who am I?").items.is_empty());
 }
 
@@ -517,4 +526,174 @@ fn grammar_words_recall_nothing_in_any_language() {
     ];
     let r = run(&de, &lexical, "Wie heißt mein Hund?");
     assert!(!ids(&r).contains(&"cc000002"), "{r:?}");
+}
+
+/// The scripted embedder under a real model's id, so recall takes that model's gate.
+struct Named(&'static str, Scripted);
+
+impl Embedder for Named {
+    fn id(&self) -> &str {
+        self.0
+    }
+    fn dim(&self) -> usize {
+        self.1.dim
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        self.1.embed(texts)
+    }
+}
+
+/// Every text the same vector (cosine 1 with everything), stored under `model`'s id: whatever
+/// the model scores, passes.
+fn alike(records: &[Record], queries: &[&str], model: &'static str) -> (Named, Vectors) {
+    let mut table = HashMap::new();
+    for t in records
+        .iter()
+        .map(|r| r.text.as_str())
+        .chain(queries.iter().copied())
+    {
+        table.insert(t.to_string(), unit(1.0, 0.0));
+    }
+    let vectors = Vectors::new(
+        records
+            .iter()
+            .map(|r| VectorEntry {
+                id: r.id.clone(),
+                text_hash: text_hash(&r.text),
+                model: model.into(),
+                vector: unit(1.0, 0.0),
+            })
+            .collect(),
+    );
+    let e = Named(
+        model,
+        Scripted {
+            dim: 3,
+            table,
+            fail: false,
+        },
+    );
+    (e, vectors)
+}
+
+#[test]
+fn an_english_model_scores_neither_a_message_nor_a_fact_in_another_language() {
+    let records = vec![
+        rec(
+            "chat",
+            "J'ai un chat qui s'appelle Moustache.",
+            Source::User,
+            0.8,
+        ),
+        rec("mao", "我养了一只猫，叫小白。", Source::User, 0.8),
+        rec(
+            "pip",
+            "User has a border collie called Pip",
+            Source::User,
+            0.8,
+        ),
+    ];
+    let french = "Quelle est la hauteur de la tour Eiffel ?";
+    let chinese = "地球到月球有多远？";
+    let english = "how tall is the Eiffel tower?";
+    let minilm = "all-MiniLM-L6-v2:384:mean:a2bfe4e1";
+    let (e, vectors) = alike(&records, &[french, chinese, english], minilm);
+    let index = LexicalIndex::new(records.iter().map(|r| r.text.as_str()));
+    let turn = |q: &str, e: &dyn Embedder, vectors: &Vectors| {
+        super::run(&Input {
+            records: &records,
+            index: &index,
+            vectors: Some(vectors),
+            embedder: Some(e),
+            query: &Query::alone(q),
+            now: now(),
+        })
+    };
+    // A message in another language: words alone, and no word is shared.
+    for q in [french, chinese] {
+        let r = turn(q, &e, &vectors);
+        assert_eq!(r.degrade, Some(Degrade::OtherLanguage), "{q}");
+        assert_eq!(r.gates, gate::LEXICAL);
+        assert!(r.items.is_empty(), "{q}: {:?}", ids(&r));
+    }
+    // An English message: the English fact is scored, the others are matched by words alone.
+    let r = turn(english, &e, &vectors);
+    assert_eq!(r.degrade, None);
+    assert_eq!(ids(&r), vec!["pip"]);
+    let cosine = |id: &str| {
+        r.candidates
+            .iter()
+            .find(|c| records[c.scored.index].id == id)
+            .and_then(|c| c.scored.cosine)
+    };
+    assert_eq!(cosine("chat"), None);
+    assert_eq!(cosine("mao"), None);
+    // A multilingual model scores every language.
+    let e5 = "multilingual-e5-small:384:mean:e0978b64";
+    let (e, vectors) = alike(&records, &[french, chinese, english], e5);
+    let r = turn(french, &e, &vectors);
+    assert_eq!((r.degrade, r.gates), (None, gate::E5_SMALL));
+    assert_eq!(r.items.len(), 3);
+}
+
+#[test]
+fn earlier_turns_add_topic_but_never_dilute_the_latest_message() {
+    let records = vec![
+        rec(
+            "pip",
+            "User has a border collie called Pip",
+            Source::User,
+            0.8,
+        ),
+        rec(
+            "band",
+            "User plays bass guitar in a jazz band",
+            Source::User,
+            0.8,
+        ),
+        rec(
+            "amp",
+            "User repairs transistor amplifiers",
+            Source::User,
+            0.8,
+        ),
+        rec(
+            "oz",
+            "User's brother lives in Sydney, Australia",
+            Source::User,
+            0.8,
+        ),
+        rec(
+            "trip",
+            "User visited Canberra and Melbourne",
+            Source::User,
+            0.8,
+        ),
+    ];
+    let index = LexicalIndex::new(records.iter().map(|r| r.text.as_str()));
+    let turn = |chat: &[&str]| {
+        let chat: Vec<ChatMessage> = chat.iter().map(|m| ChatMessage::user(m)).collect();
+        let query = build_query(&chat, Agent::Chat).unwrap();
+        recall(
+            &records,
+            &index,
+            &Semantic::Unavailable(Degrade::NoEmbedder),
+            &query,
+            now(),
+        )
+    };
+    // Two turns on other things before the question (words other facts hold, which weigh in
+    // the window) do not push the collie under the gate.
+    let r = turn(&[
+        "how do transistor amplifiers work?",
+        "why is Canberra the capital of Australia, not Sydney or Melbourne?",
+        "and the collie, what is it called?",
+    ]);
+    assert!(ids(&r).contains(&"pip"), "{:?}", ids(&r));
+    // A follow-up finds its topic in the turn before.
+    let r = turn(&[
+        "I'm looking for a new bass guitar",
+        "which strings suit it?",
+    ]);
+    assert_eq!(ids(&r), vec!["band"]);
 }
