@@ -120,12 +120,16 @@ pub enum Command {
     /// The loopback listener's bearer token (<data dir>/api-token): show it, or rotate it.
     #[command(subcommand)]
     Token(token::TokenCommand),
-    /// Install the embedding model for semantic recall (bge-small-en-v1.5), then embed the
-    /// existing facts.
+    /// Install the embedding model for semantic recall (bge-small-en-v1.5, or
+    /// multilingual-e5-small with --multilingual), then embed the existing facts.
     SetupEmbeddings {
         /// Install from a local sentence-transformers folder instead of downloading.
         #[arg(long, value_name = "DIR")]
         from: Option<PathBuf>,
+        /// Download multilingual-e5-small (about 100 languages, and recall across them)
+        /// instead of the English bge-small-en-v1.5.
+        #[arg(long, conflicts_with = "from")]
+        multilingual: bool,
     },
     /// Install the language model consolidation runs on (a GGUF), downloaded or copied.
     SetupModel {
@@ -259,7 +263,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::ManPages { dir } => manual::write(Cli::command(), &dir),
-        Command::SetupEmbeddings { from } => setup::embeddings(&ctx()?, from.as_deref()),
+        Command::SetupEmbeddings { from, multilingual } => {
+            setup::embeddings(&ctx()?, from.as_deref(), multilingual)
+        }
         Command::SetupModel { from } => setup::model(&ctx()?, from.as_deref()),
         Command::Memory(cmd) => memory::run(&ctx()?, cmd),
         Command::Daemon(args) => {

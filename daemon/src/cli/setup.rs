@@ -17,8 +17,35 @@ use crate::backfill;
 use crate::models::bert::Bert;
 use crate::models::{self, DEFAULT_EMBEDDER, embedder::BertEmbedder};
 
-/// The repository the default model is downloaded from.
-const DEFAULT_REPO: &str = "BAAI/bge-small-en-v1.5";
+/// A model `setup-embeddings` downloads: where from, the folder it is installed as, the files
+/// whose bytes are pinned, and the prompt its texts need.
+struct Download {
+    repo: &'static str,
+    name: &'static str,
+    pinned: &'static [(&'static str, &'static str)],
+    prompt: Option<&'static str>,
+}
+
+/// English, the default (the best English recall for its size).
+const ENGLISH: Download = Download {
+    repo: "BAAI/bge-small-en-v1.5",
+    name: DEFAULT_EMBEDDER,
+    pinned: &[],
+    prompt: None,
+};
+
+/// `--multilingual`: multilingual-e5-small (MIT, about 100 languages, 384 dimensions). Its
+/// tokenizer.json is pinned by sha256 (the bytes the tests' copy has); E5 is trained with
+/// "query: " before both texts of a symmetric task, so the folder names that prompt.
+const MULTILINGUAL: Download = Download {
+    repo: "intfloat/multilingual-e5-small",
+    name: "multilingual-e5-small",
+    pinned: &[(
+        "tokenizer.json",
+        "0b44a9d7b51c3c62626640cda0e2c2f70fdacdc25bbbd68038369d14ebdf4c39",
+    )],
+    prompt: Some("query: "),
+};
 /// Files needed to load a model; the first three are required.
 const FILES: &[&str] = &[
     "config.json",
@@ -33,7 +60,12 @@ const FILES: &[&str] = &[
     "config_sentence_transformers.json",
 ];
 
-pub fn embeddings(ctx: &Context, from: Option<&Path>) -> anyhow::Result<()> {
+pub fn embeddings(ctx: &Context, from: Option<&Path>, multilingual: bool) -> anyhow::Result<()> {
+    let choice = if multilingual {
+        &MULTILINGUAL
+    } else {
+        &ENGLISH
+    };
     let root = models::embeddings_dir(&ctx.data_dir);
     localm_core::fsutil::create_private_dir(&root)
         .with_context(|| format!("while creating {}", root.display()))?;
@@ -51,12 +83,15 @@ pub fn embeddings(ctx: &Context, from: Option<&Path>) -> anyhow::Result<()> {
             (name, staged)
         }
         None => {
-            let staged = staging(&root, DEFAULT_EMBEDDER)?;
-            if let Err(e) = download(DEFAULT_REPO, &staged) {
+            let staged = staging(&root, choice.name)?;
+            let fetched = download(choice.repo, &staged)
+                .and_then(|()| check_pins(&staged, choice.pinned))
+                .and_then(|()| choice.prompt.map_or(Ok(()), |p| name_prompt(&staged, p)));
+            if let Err(e) = fetched {
                 let _ = fs::remove_dir_all(&staged);
                 return Err(e);
             }
-            (DEFAULT_EMBEDDER.to_string(), staged)
+            (choice.name.to_string(), staged)
         }
     };
     // Check the copy loads and runs before it replaces anything.
@@ -95,6 +130,45 @@ pub fn embeddings(ctx: &Context, from: Option<&Path>) -> anyhow::Result<()> {
         swept.embedded, swept.remaining
     ));
     Ok(())
+}
+
+/// Each pinned file's sha256 is the one expected.
+fn check_pins(dir: &Path, pinned: &[(&str, &str)]) -> anyhow::Result<()> {
+    use sha2::{Digest, Sha256};
+    for (file, want) in pinned {
+        let path = dir.join(file);
+        let bytes = fs::read(&path).with_context(|| format!("while reading {}", path.display()))?;
+        let got: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        if got != *want {
+            bail!("{file} is not the expected file (sha256 {got}, expected {want})");
+        }
+    }
+    Ok(())
+}
+
+/// Name `prompt` as the folder's query prompt in config_sentence_transformers.json, keeping
+/// whatever else the file says.
+fn name_prompt(dir: &Path, prompt: &str) -> anyhow::Result<()> {
+    let path = dir.join("config_sentence_transformers.json");
+    let mut config: serde_json::Value = match fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .with_context(|| format!("{} is not valid JSON", path.display()))?,
+        Err(_) => serde_json::json!({}),
+    };
+    let Some(object) = config.as_object_mut() else {
+        bail!("{} is not a JSON object", path.display());
+    };
+    let prompts = object
+        .entry("prompts")
+        .or_insert_with(|| serde_json::json!({}));
+    if let Some(prompts) = prompts.as_object_mut() {
+        prompts.insert("query".into(), prompt.into());
+    }
+    fs::write(&path, serde_json::to_vec_pretty(&config)?)
+        .with_context(|| format!("while writing {}", path.display()))
 }
 
 /// A fresh hidden folder beside the final one, removed first if a previous run left it.
