@@ -1,6 +1,8 @@
 //! Daemon benchmarks (`scripts/bench daemon`): recall through the control socket over 256 records
 //! (lexical and semantic; p50/p99), an idle daemon's CPU time, wake-ups and RSS over a minute with
 //! no events, and the time from start to a ready socket. One run; medians and spread.
+//! `bench_daemon embedders` runs only recall through the socket with each embedder side by
+//! side (none, MiniLM, multilingual-e5-small) and the daemon's RSS after it.
 //!
 //! Needs the `localm` binary built beside this example and, for the semantic figures,
 //! all-MiniLM-L6-v2 in test-models/ (scripts/fetch-test-models).
@@ -54,7 +56,7 @@ fn recall_bench(d: &Daemon, what: &str, n: usize) {
     let body = |k: usize| {
         json!({"messages": [
             {"role": "user", "content": format!("earlier message {k}")},
-            {"role": "user", "content": "which tool do I prefer for project 3?"}
+            {"role": "user", "content": format!("which tool do I prefer for project {k}?")}
         ]})
         .to_string()
     };
@@ -123,7 +125,38 @@ fn idle(what: &str, env: &Env, secs: u64) {
     );
 }
 
+/// Recall through the socket with each embedder, side by side in one run, and the daemon's
+/// resident memory after it.
+fn embedders() {
+    println!("== recall through the socket by embedder, 256 records, log mode");
+    let models = [
+        ("none (words alone)", None),
+        ("all-MiniLM-L6-v2", localm_tests::embed_model()),
+        (
+            "multilingual-e5-small",
+            localm_tests::test_model("LOCALM_TEST_E5_MODEL", "multilingual-e5-small"),
+        ),
+    ];
+    for (name, model) in models {
+        let env = Env::new();
+        seed(&env);
+        env.run(&["settings", "set", "mode", "log"]).ok();
+        if let Some(model) = &model {
+            env.run(&["setup-embeddings", "--from", model.to_str().unwrap()])
+                .ok();
+        }
+        let d = env.daemon(&[]);
+        recall_bench(&d, name, 300);
+        let (_, _, rss) = sample(d.pid());
+        println!("{:58} RSS {:6.1} MiB", "", rss as f64 / 1024.0);
+    }
+}
+
 fn main() {
+    if std::env::args().any(|a| a == "embedders") {
+        embedders();
+        return;
+    }
     let secs: u64 = std::env::var("IDLE_SECS")
         .ok()
         .and_then(|s| s.parse().ok())

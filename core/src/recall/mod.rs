@@ -61,17 +61,16 @@ pub enum Semantic<'a> {
     Ready {
         /// The latest message's vector.
         query: Vec<f32>,
-        /// The whole window's (the latest message with earlier turns), when it has any.
-        window: Option<Vec<f32>>,
         vectors: &'a Vectors,
         model: &'a str,
     },
     Unavailable(Degrade),
 }
 
-/// Decide whether meaning-based recall can run, embedding the query only when it can: the
-/// latest message, and the window too when it holds earlier turns. `vectors` is `None` when
-/// the sidecar could not be read.
+/// Decide whether meaning-based recall can run, embedding the latest message only when it can
+/// (earlier turns add topic through their words: one vector a turn, as the latency budget
+/// allows; a second one for the window measured no better on either labelled set). `vectors`
+/// is `None` when the sidecar could not be read.
 pub fn plan_semantic<'a>(
     records: &[Record],
     vectors: Option<&'a Vectors>,
@@ -101,28 +100,13 @@ pub fn plan_semantic<'a>(
     if (covered as f32) < MIN_COVERAGE * records.len() as f32 {
         return Semantic::Unavailable(Degrade::LowCoverage);
     }
-    // One text a call: the embedder keeps recent queries' vectors, and a window's latest
-    // message was the window's text a turn ago only when it had no earlier turns.
-    let embed = |text: &str| match embedder.embed(&[text]) {
-        Ok(mut v) if v.len() == 1 && v[0].len() == embedder.dim() => Some(v.remove(0)),
-        _ => None,
-    };
-    let Some(latest) = embed(&query.latest) else {
-        return Semantic::Unavailable(Degrade::QueryEmbedFailed);
-    };
-    let window = if query.text == query.latest {
-        None
-    } else {
-        match embed(&query.text) {
-            Some(v) => Some(v),
-            None => return Semantic::Unavailable(Degrade::QueryEmbedFailed),
-        }
-    };
-    Semantic::Ready {
-        query: latest,
-        window,
-        vectors,
-        model: embedder.id(),
+    match embedder.embed(&[&query.latest]) {
+        Ok(mut v) if v.len() == 1 && v[0].len() == embedder.dim() => Semantic::Ready {
+            query: v.remove(0),
+            vectors,
+            model: embedder.id(),
+        },
+        _ => Semantic::Unavailable(Degrade::QueryEmbedFailed),
     }
 }
 
@@ -273,23 +257,8 @@ pub fn recall(
                 .max(index.share(i, &weighed)),
             cosine: match (semantic, model) {
                 (_, Some(_)) if gates.english_only && !index.english(i) => None,
-                (
-                    Semantic::Ready {
-                        query,
-                        window,
-                        vectors,
-                        ..
-                    },
-                    Some(model),
-                ) => {
-                    let latest = vectors.similarity(r, model, query);
-                    let window = window
-                        .as_ref()
-                        .and_then(|w| vectors.similarity(r, model, w));
-                    match (latest, window) {
-                        (Some(a), Some(b)) => Some(a.max(b)),
-                        (a, b) => a.or(b),
-                    }
+                (Semantic::Ready { query, vectors, .. }, Some(model)) => {
+                    vectors.similarity(r, model, query)
                 }
                 _ => None,
             },
