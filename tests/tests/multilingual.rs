@@ -195,4 +195,9 @@ fn an_english_model_leaves_other_languages_to_words() {
     }
     let v = recall(&env, OFF_TOPIC[3]);
     assert!(v["degrade"].is_null() && texts(&v).is_empty(), "{v}");
+    // An English message finds a fact in another language by a name they share, as words
+    // alone would; the model does not score that fact.
+    let v = recall(&env, "Where does Lucía live?");
+    assert!(v["degrade"].is_null(), "{v}");
+    assert_eq!(texts(&v), vec![FACTS[0]], "{v}");
 }
