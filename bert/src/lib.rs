@@ -386,6 +386,9 @@ impl Bert {
 }
 
 #[cfg(test)]
+mod e5_reference;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -395,14 +398,14 @@ mod tests {
         check::<Bert>();
     }
 
-    /// The test model: `$LOCALM_TEST_EMBED_MODEL`, else `test-models/all-MiniLM-L6-v2` in the
-    /// workspace. Missing: a failure when `LOCALM_REQUIRE_MODELS` is set, else `None` and a note.
-    fn test_model() -> Option<PathBuf> {
-        let path = std::env::var_os("LOCALM_TEST_EMBED_MODEL")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                Path::new(env!("CARGO_MANIFEST_DIR")).join("../test-models/all-MiniLM-L6-v2")
-            });
+    /// A test model: `$VAR`, else `test-models/FOLDER` in the workspace. Missing: a failure
+    /// when `LOCALM_REQUIRE_MODELS` is set, else `None` and a note.
+    pub(crate) fn test_model_at(var: &str, folder: &str) -> Option<PathBuf> {
+        let path = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../test-models")
+                .join(folder)
+        });
         if path.is_dir() {
             return Some(path);
         }
@@ -416,6 +419,11 @@ mod tests {
             path.display()
         );
         None
+    }
+
+    /// all-MiniLM-L6-v2, the tests' English model.
+    fn test_model() -> Option<PathBuf> {
+        test_model_at("LOCALM_TEST_EMBED_MODEL", "all-MiniLM-L6-v2")
     }
 
     #[test]

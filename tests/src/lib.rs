@@ -234,3 +234,19 @@ pub fn test_python() -> Option<PathBuf> {
     );
     None
 }
+
+/// `localm memory recall Q --json` in log mode, read as JSON.
+pub fn recall_json(env: &Env, q: &str) -> serde_json::Value {
+    let out = env.log(&["memory", "recall", q, "--json"]).ok();
+    serde_json::from_str(&out).expect("recall --json is JSON")
+}
+
+/// The texts of the facts a `recall --json` answer injected, in rank order.
+pub fn recalled_texts(v: &serde_json::Value) -> Vec<String> {
+    v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["text"].as_str().expect("a text").to_string())
+        .collect()
+}

@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use localm_tests::{Env, embed_model, test_model};
+use localm_tests::{Env, embed_model, recall_json as recall, recalled_texts as texts, test_model};
 use serde_json::Value;
 
 fn e5_model() -> Option<std::path::PathBuf> {
@@ -125,19 +125,6 @@ fn setup_embeddings_multilingual_pins_the_tokenizer_and_names_the_prompt() {
     let v = recall(&env, "Where does my sister live?");
     assert!(v["degrade"].is_null(), "{v}");
     assert_eq!(texts(&v), vec!["Mi hermana Lucía vive en Buenos Aires."]);
-}
-
-fn recall(env: &Env, q: &str) -> Value {
-    serde_json::from_str(&env.log(&["memory", "recall", q, "--json"]).ok()).unwrap()
-}
-
-fn texts(v: &Value) -> Vec<String> {
-    v["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["text"].as_str().unwrap().to_string())
-        .collect()
 }
 
 const FACTS: &[&str] = &[

@@ -7,22 +7,8 @@ use std::path::Path;
 
 use localm_core::store::vectors::{VectorEntry, encode};
 use localm_tests::fixtures::write_settings;
-use localm_tests::{Env, embed_model};
+use localm_tests::{Env, embed_model, recall_json as recall, recalled_texts as ids};
 use serde_json::Value;
-
-fn recall(env: &Env, q: &str) -> Value {
-    let out = env.log(&["memory", "recall", q, "--json"]).ok();
-    serde_json::from_str(&out).expect("recall --json is JSON")
-}
-
-fn ids(v: &Value) -> Vec<String> {
-    v["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["text"].as_str().unwrap().to_string())
-        .collect()
-}
 
 fn add_all(env: &Env, facts: &[&str]) {
     for f in facts {

@@ -3,36 +3,16 @@
 //! ids for texts in ten scripts, and vectors within a cosine of 0.99 of its (the engine also
 //! rounds activations to 8 bits; ours keeps them in f32). A pooling mistake (the first token
 //! instead of the mean) gives 0.91 on the first text and fails.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::path::{Path, PathBuf};
 
-use localm_bert::{Bert, tokenizer};
+use super::{Bert, tokenizer};
 
 /// The lowest cosine a text's vector may have to the engine's.
 const TOLERANCE: f32 = 0.99;
 
-/// `$LOCALM_TEST_E5_MODEL`, else `test-models/multilingual-e5-small`; missing is a failure
-/// when `LOCALM_REQUIRE_MODELS` is set, else a note.
 fn model() -> Option<PathBuf> {
-    let path = std::env::var_os("LOCALM_TEST_E5_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../test-models/multilingual-e5-small")
-        });
-    if path.is_dir() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("LOCALM_REQUIRE_MODELS").is_none_or(|v| v.is_empty() || v == "0"),
-        "{} is missing and LOCALM_REQUIRE_MODELS is set: run scripts/fetch-test-models",
-        path.display()
-    );
-    eprintln!(
-        "skipped: {} not found (run scripts/fetch-test-models)",
-        path.display()
-    );
-    None
+    super::tests::test_model_at("LOCALM_TEST_E5_MODEL", "multilingual-e5-small")
 }
 
 struct Reference {
