@@ -233,6 +233,7 @@ fn main() {
 
     let ready = Semantic::Ready {
         query: bert.embed(&[&query.latest]).unwrap().remove(0),
+        window: None,
         vectors: &vectors,
         model: bert.id(),
     };

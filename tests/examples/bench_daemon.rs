@@ -51,12 +51,19 @@ fn report(what: &str, mut us: Vec<f64>) {
 }
 
 fn recall_bench(d: &Daemon, what: &str, n: usize) {
+    recall_bench_with(d, what, n, |k| {
+        format!("which tool do I prefer for project {k}?")
+    });
+}
+
+/// [`recall_bench`] with the latest message `latest(k)` after one earlier turn.
+fn recall_bench_with(d: &Daemon, what: &str, n: usize, latest: impl Fn(usize) -> String) {
     // Every request a query window not seen before (a prior turn numbered), so the daemon's
     // cache of recent query embeddings never answers for the model.
     let body = |k: usize| {
         json!({"messages": [
-            {"role": "user", "content": format!("earlier message {k}")},
-            {"role": "user", "content": format!("which tool do I prefer for project {k}?")}
+            {"role": "user", "content": format!("earlier message {k} about project {k}")},
+            {"role": "user", "content": latest(k)}
         ]})
         .to_string()
     };
@@ -147,6 +154,10 @@ fn embedders() {
         }
         let d = env.daemon(&[]);
         recall_bench(&d, name, 300);
+        // A follow-up ("ok, do that"): with a model, the window is embedded too.
+        recall_bench_with(&d, &format!("{name}, a follow-up"), 300, |k| {
+            format!("ok, do that {k}")
+        });
         let (_, _, rss) = sample(d.pid());
         println!("{:58} RSS {:6.1} MiB", "", rss as f64 / 1024.0);
     }

@@ -89,3 +89,61 @@ fn recall_in_six_languages_and_across_them() {
         }
     }
 }
+
+/// The spec's promise for the window: an anaphoric follow-up ("yes, do that") still carries the
+/// earlier topic, lexical and semantic alike, with every embedder.
+#[test]
+fn a_follow_up_carries_the_earlier_topic() {
+    use localm_tests::recall_set::{Fact, Labelled, Set};
+    let fact = |id: &str, text: &str| Fact {
+        id: id.into(),
+        text: text.into(),
+        kind: "semantic".into(),
+    };
+    let follow_up = |q: &str, prior: &str, expect: &str| Labelled {
+        q: q.into(),
+        expect: vec![expect.into()],
+        class: "followup".into(),
+        prior: vec![prior.into()],
+        lang: "en".into(),
+    };
+    let set = Set {
+        facts: vec![
+            fact("lisbon", "User is planning a trip to Lisbon in May"),
+            fact("bass", "User plays bass guitar in a jazz band"),
+            fact("rust", "User is building a budgeting app in Rust"),
+            fact("pip", "User has a border collie called Pip"),
+        ],
+        queries: vec![
+            follow_up(
+                "yes, do that",
+                "Can you plan my Lisbon trip for May?",
+                "lisbon",
+            ),
+            follow_up(
+                "which strings suit it?",
+                "I'm looking for a new bass guitar",
+                "bass",
+            ),
+            follow_up(
+                "ok, go on",
+                "How should I structure my budgeting app in Rust?",
+                "rust",
+            ),
+        ],
+    };
+    let minilm = localm_tests::embed_model().map(|m| BertEmbedder::load(&m).unwrap());
+    let e5 = localm_tests::test_model("LOCALM_TEST_E5_MODEL", "multilingual-e5-small")
+        .map(|m| BertEmbedder::load(&m).unwrap());
+    for (name, embedder) in [
+        ("lexical", None),
+        ("MiniLM", minilm.as_ref()),
+        ("e5", e5.as_ref()),
+    ] {
+        if name != "lexical" && embedder.is_none() {
+            continue;
+        }
+        let f = evaluate(&set, embedder, true);
+        assert_eq!(f.hit6, 3, "{name}: {f:?}");
+    }
+}

@@ -61,16 +61,24 @@ pub enum Semantic<'a> {
     Ready {
         /// The latest message's vector.
         query: Vec<f32>,
+        /// The window's (the latest message with its earlier turns), for a follow-up: a latest
+        /// message of fewer than [`FOLLOW_UP_WORDS`] content words with earlier turns.
+        window: Option<Vec<f32>>,
         vectors: &'a Vectors,
         model: &'a str,
     },
     Unavailable(Degrade),
 }
 
-/// Decide whether meaning-based recall can run, embedding the latest message only when it can
-/// (earlier turns add topic through their words: one vector a turn, as the latency budget
-/// allows; a second one for the window measured no better on either labelled set). `vectors`
-/// is `None` when the sidecar could not be read.
+/// A latest message of fewer content words than this, after earlier turns, is a follow-up
+/// ("yes, do that", "which strings suit it?"): its topic is in the turns before it.
+pub const FOLLOW_UP_WORDS: usize = 4;
+
+/// Decide whether meaning-based recall can run, embedding the query only when it can: the
+/// latest message, and for a follow-up the window too (a fact keeps the better cosine). A
+/// longer latest message carries its own topic, and its earlier turns add theirs through their
+/// words: one vector a turn, as the latency budget allows. `vectors` is `None` when the sidecar
+/// could not be read.
 pub fn plan_semantic<'a>(
     records: &[Record],
     vectors: Option<&'a Vectors>,
@@ -100,9 +108,23 @@ pub fn plan_semantic<'a>(
     if (covered as f32) < MIN_COVERAGE * records.len() as f32 {
         return Semantic::Unavailable(Degrade::LowCoverage);
     }
-    match embedder.embed(&[&query.latest]) {
-        Ok(mut v) if v.len() == 1 && v[0].len() == embedder.dim() => Semantic::Ready {
-            query: v.remove(0),
+    // One text a call: the embedder keeps recent single texts' vectors.
+    let embed = |text: &str| match embedder.embed(&[text]) {
+        Ok(mut v) if v.len() == 1 && v[0].len() == embedder.dim() => Some(v.remove(0)),
+        _ => None,
+    };
+    let follow_up =
+        query.text != query.latest && content_words(&query.latest).len() < FOLLOW_UP_WORDS;
+    let latest = embed(&query.latest);
+    let window = if follow_up {
+        embed(&query.text).map(Some)
+    } else {
+        Some(None)
+    };
+    match (latest, window) {
+        (Some(query), Some(window)) => Semantic::Ready {
+            query,
+            window,
             vectors,
             model: embedder.id(),
         },
@@ -257,8 +279,23 @@ pub fn recall(
                 .max(index.share(i, &weighed)),
             cosine: match (semantic, model) {
                 (_, Some(_)) if gates.english_only && !index.english(i) => None,
-                (Semantic::Ready { query, vectors, .. }, Some(model)) => {
-                    vectors.similarity(r, model, query)
+                (
+                    Semantic::Ready {
+                        query,
+                        window,
+                        vectors,
+                        ..
+                    },
+                    Some(model),
+                ) => {
+                    let latest = vectors.similarity(r, model, query);
+                    let window = window
+                        .as_ref()
+                        .and_then(|w| vectors.similarity(r, model, w));
+                    match (latest, window) {
+                        (Some(a), Some(b)) => Some(a.max(b)),
+                        (a, b) => a.or(b),
+                    }
                 }
                 _ => None,
             },
