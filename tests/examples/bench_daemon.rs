@@ -139,10 +139,7 @@ fn embedders() {
     let models = [
         ("none (words alone)", None),
         ("all-MiniLM-L6-v2", localm_tests::embed_model()),
-        (
-            "multilingual-e5-small",
-            localm_tests::test_model("LOCALM_TEST_E5_MODEL", "multilingual-e5-small"),
-        ),
+        ("multilingual-e5-small", localm_tests::e5_model()),
     ];
     for (name, model) in models {
         let env = Env::new();

@@ -205,6 +205,11 @@ pub fn embed_model() -> Option<PathBuf> {
     test_model("LOCALM_TEST_EMBED_MODEL", "all-MiniLM-L6-v2")
 }
 
+/// multilingual-e5-small, rebuilt from PyPI wheels by `scripts/fetch-test-models`.
+pub fn e5_model() -> Option<PathBuf> {
+    test_model("LOCALM_TEST_E5_MODEL", "multilingual-e5-small")
+}
+
 /// SmolLM2-135M-Instruct Q4_1, the real generation model the tests use.
 pub fn llm_model() -> Option<PathBuf> {
     test_model("LOCALM_TEST_LLM_MODEL", "SmolLM2-135M-Instruct.Q4_1.gguf")

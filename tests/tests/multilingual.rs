@@ -8,12 +8,8 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use localm_tests::{Env, embed_model, recall_json as recall, recalled_texts as texts, test_model};
+use localm_tests::{Env, e5_model, embed_model, recall_json as recall, recalled_texts as texts};
 use serde_json::Value;
-
-fn e5_model() -> Option<std::path::PathBuf> {
-    test_model("LOCALM_TEST_E5_MODEL", "multilingual-e5-small")
-}
 
 /// A hub serving `model`'s files as Hugging Face serves intfloat/multilingual-e5-small, without
 /// the prompt file (upstream's names none); `tamper` adds a byte to the tokenizer.

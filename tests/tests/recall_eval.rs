@@ -48,6 +48,21 @@ fn semantic_recall_quality_on_both_halves() {
     }
 }
 
+/// Words alone, then each test embedding model that is present (MiniLM, multilingual-e5-small),
+/// loaded; an absent one is skipped, or fails under `LOCALM_REQUIRE_MODELS`.
+fn signals() -> Vec<(&'static str, Option<BertEmbedder>)> {
+    let mut out = vec![("lexical", None)];
+    for (name, model) in [
+        ("MiniLM", localm_tests::embed_model()),
+        ("e5", localm_tests::e5_model()),
+    ] {
+        if let Some(m) = model {
+            out.push((name, Some(BertEmbedder::load(&m).unwrap())));
+        }
+    }
+    out
+}
+
 /// The set in six languages and across them (`tests/data/recall-set-languages/`), both halves:
 /// words alone and MiniLM leave at least 95% of off-topic messages empty (MiniLM scores no
 /// language but English), multilingual-e5-small 90% (its held-out half: 28 of 30), and no
@@ -57,20 +72,12 @@ fn semantic_recall_quality_on_both_halves() {
 #[test]
 fn recall_in_six_languages_and_across_them() {
     use localm_tests::recall_set::load_from;
-    let minilm = localm_tests::embed_model().map(|m| BertEmbedder::load(&m).unwrap());
-    let e5 = localm_tests::test_model("LOCALM_TEST_E5_MODEL", "multilingual-e5-small")
-        .map(|m| BertEmbedder::load(&m).unwrap());
+    let signals = signals();
     eprintln!("{HEADER}");
     for half in HALVES {
         let set = load_from("recall-set-languages", half);
-        for (name, embedder) in [
-            ("lexical", None),
-            ("MiniLM", minilm.as_ref()),
-            ("e5", e5.as_ref()),
-        ] {
-            if name != "lexical" && embedder.is_none() {
-                continue;
-            }
+        for (name, embedder) in &signals {
+            let (name, embedder) = (*name, embedder.as_ref());
             let f = evaluate(&set, embedder, false);
             eprintln!("{}", f.row(&format!("{half}, {name}")));
             let floor = if name == "e5" { 0.90 } else { 0.95 };
@@ -132,18 +139,8 @@ fn a_follow_up_carries_the_earlier_topic() {
             ),
         ],
     };
-    let minilm = localm_tests::embed_model().map(|m| BertEmbedder::load(&m).unwrap());
-    let e5 = localm_tests::test_model("LOCALM_TEST_E5_MODEL", "multilingual-e5-small")
-        .map(|m| BertEmbedder::load(&m).unwrap());
-    for (name, embedder) in [
-        ("lexical", None),
-        ("MiniLM", minilm.as_ref()),
-        ("e5", e5.as_ref()),
-    ] {
-        if name != "lexical" && embedder.is_none() {
-            continue;
-        }
-        let f = evaluate(&set, embedder, true);
+    for (name, embedder) in signals() {
+        let f = evaluate(&set, embedder.as_ref(), true);
         assert_eq!(f.hit6, 3, "{name}: {f:?}");
     }
 }

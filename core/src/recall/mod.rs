@@ -61,8 +61,8 @@ pub enum Semantic<'a> {
     Ready {
         /// The latest message's vector.
         query: Vec<f32>,
-        /// The window's (the latest message with its earlier turns), for a follow-up: a latest
-        /// message of fewer than [`FOLLOW_UP_WORDS`] content words with earlier turns.
+        /// The window's (the latest message with its earlier turns), for a follow-up
+        /// ([`Query::is_follow_up`]).
         window: Option<Vec<f32>>,
         vectors: &'a Vectors,
         model: &'a str,
@@ -70,15 +70,12 @@ pub enum Semantic<'a> {
     Unavailable(Degrade),
 }
 
-/// A latest message of fewer content words than this, after earlier turns, is a follow-up
-/// ("yes, do that", "which strings suit it?"): its topic is in the turns before it.
-pub const FOLLOW_UP_WORDS: usize = 4;
-
 /// Decide whether meaning-based recall can run, embedding the query only when it can: the
 /// latest message, and for a follow-up the window too (a fact keeps the better cosine). A
 /// longer latest message carries its own topic, and its earlier turns add theirs through their
-/// words: one vector a turn, as the latency budget allows. `vectors` is `None` when the sidecar
-/// could not be read.
+/// words: one vector a turn, as the latency budget allows. An English-only model does not
+/// score a message in another language (its cosines there say nothing): words alone, as
+/// without a model. `vectors` is `None` when the sidecar could not be read.
 pub fn plan_semantic<'a>(
     records: &[Record],
     vectors: Option<&'a Vectors>,
@@ -88,6 +85,11 @@ pub fn plan_semantic<'a>(
     let Some(embedder) = embedder else {
         return Semantic::Unavailable(Degrade::NoEmbedder);
     };
+    if gate::for_model(embedder.id()).english_only
+        && !crate::language::reads_as_english(&query.latest)
+    {
+        return Semantic::Unavailable(Degrade::OtherLanguage);
+    }
     let Some(vectors) = vectors else {
         return Semantic::Unavailable(Degrade::NoVectors);
     };
@@ -113,10 +115,8 @@ pub fn plan_semantic<'a>(
         Ok(mut v) if v.len() == 1 && v[0].len() == embedder.dim() => Some(v.remove(0)),
         _ => None,
     };
-    let follow_up =
-        query.text != query.latest && content_words(&query.latest).len() < FOLLOW_UP_WORDS;
     let latest = embed(&query.latest);
-    let window = if follow_up {
+    let window = if query.is_follow_up() {
         embed(&query.text).map(Some)
     } else {
         Some(None)
@@ -210,20 +210,6 @@ pub struct Input<'a> {
 pub fn run(input: &Input) -> Recall {
     if input.records.is_empty() {
         return Recall::none(None);
-    }
-    // An English-only model does not score a message in another language (its cosines there
-    // say nothing): words alone, as without a model.
-    let english_only = input
-        .embedder
-        .is_some_and(|e| gate::for_model(e.id()).english_only);
-    if english_only && !crate::language::reads_as_english(&input.query.latest) {
-        return recall(
-            input.records,
-            input.index,
-            &Semantic::Unavailable(Degrade::OtherLanguage),
-            input.query,
-            input.now,
-        );
     }
     let semantic = plan_semantic(input.records, input.vectors, input.embedder, input.query);
     recall(

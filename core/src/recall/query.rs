@@ -13,6 +13,9 @@ pub use crate::message::{Agent, ChatMessage};
 pub const PRIOR_TURNS: usize = 2;
 /// At most this many characters of prior turns.
 pub const PRIOR_CHARS: usize = 600;
+/// A latest message of fewer words than this, after earlier turns, is a follow-up ("yes, do
+/// that", "which strings suit it?", "它几岁了？"): its topic is in the turns before it.
+pub const FOLLOW_UP_WORDS: usize = 4;
 
 /// What recall searches with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +33,30 @@ impl Query {
             latest: text.to_string(),
             text: text.to_string(),
         }
+    }
+
+    /// Whether the latest message is a follow-up: earlier turns, and fewer than
+    /// [`FOLLOW_UP_WORDS`] words of its own.
+    pub fn is_follow_up(&self) -> bool {
+        self.text != self.latest && said_words(&self.latest) < FOLLOW_UP_WORDS
+    }
+}
+
+/// How many words `text` says, counted in its own script: its content words where words are
+/// spaced; in Chinese and Japanese, whose content words are overlapping two-letter pieces, half
+/// its letters (a word there is one or two letters); in Korean, whose words take endings and
+/// are matched by pieces too, its spaced words that are no reader's grammar word.
+fn said_words(text: &str) -> usize {
+    use crate::language::{Lang, by_script, reader};
+    match by_script(text) {
+        Some(Lang::Chinese | Lang::Japanese) => {
+            text.chars().filter(|c| c.is_alphanumeric()).count() / 2
+        }
+        Some(Lang::Korean) => crate::words::tokens(text)
+            .iter()
+            .filter(|w| !reader::is_grammar(w))
+            .count(),
+        _ => crate::language::content_words(text).len(),
     }
 }
 
@@ -135,6 +162,42 @@ mod tests {
             build_query(&m, Agent::Chat).unwrap().text,
             "what about this?"
         );
+    }
+
+    #[test]
+    fn a_short_latest_message_after_earlier_turns_is_a_follow_up_in_any_script() {
+        let q = |prior: &str, latest: &str| {
+            build_query(
+                &[msg("user", prior, None), msg("user", latest, None)],
+                Agent::Chat,
+            )
+            .unwrap()
+        };
+        for (prior, latest) in [
+            ("Can you plan my Lisbon trip for May?", "yes, do that"),
+            (
+                "I'm looking for a new bass guitar",
+                "which strings suit it?",
+            ),
+            (
+                "Mon chat dort toute la journée",
+                "Et il a quel âge maintenant ?",
+            ),
+            ("我的猫最近总是睡觉", "它几岁了？"),
+            ("我儿子开始上学了", "他适应得怎么样？"),
+            ("明日、犬を病院に連れて行きます", "何歳ですか？"),
+            ("내일 강아지를 병원에 데려가요", "몇 살이에요?"),
+        ] {
+            assert!(q(prior, latest).is_follow_up(), "{latest}");
+        }
+        assert!(!Query::alone("yes, do that").is_follow_up());
+        for latest in [
+            "which tool do I prefer for project 17?",
+            "我的猫叫什么名字，它喜欢吃什么？",
+            "学校の近くでおすすめのレストランを教えてください",
+        ] {
+            assert!(!q("earlier", latest).is_follow_up(), "{latest}");
+        }
     }
 
     #[test]
