@@ -256,6 +256,7 @@ fn typed_record(
         last_recalled_at: None,
         recall_count: 0,
         valid_until: None,
+        said_at: None,
         provenance: Provenance {
             via: Some(ctx.via.to_string()),
             ..Provenance::default()
@@ -632,6 +633,7 @@ pub fn import_legacy_once(ctx: &Ctx, snap: &mut Snapshot) -> Result<usize, Store
             last_recalled_at: None,
             recall_count: 0,
             valid_until: None,
+            said_at: None,
             provenance: Provenance {
                 via: Some(crate::legacy::LEGACY_FILE.to_string()),
                 ..Provenance::default()

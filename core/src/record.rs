@@ -149,6 +149,11 @@ pub struct Record {
     /// on it is never recalled, and the next pass archives it (`expired`, restorable).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub valid_until: Option<DateTime<Utc>>,
+    /// When the user last said it, for a fact a pass wrote: the time of the newest log line it
+    /// was read from (a pass may run long after). Absent for a fact typed or imported, whose
+    /// `updated_at` is when it was said; see [`Record::last_said`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub said_at: Option<DateTime<Utc>>,
 }
 
 /// An `f32` from JSON, refused if it is beyond f32's range. serde would read `1e39` as infinity,
@@ -189,6 +194,22 @@ impl Record {
             recall_count: 0,
             provenance: Provenance::default(),
             valid_until: None,
+            said_at: None,
+        }
+    }
+
+    /// When the user last said this fact: the newest log line a pass read it from, else when it
+    /// was last written (typed, imported, edited, or written by a pass from no dated line).
+    pub fn last_said(&self) -> DateTime<Utc> {
+        self.said_at.unwrap_or(self.updated_at)
+    }
+
+    /// Hear the fact said again at `at`: [`Record::said_at`] moves to the newer time.
+    pub fn said_again(&mut self, at: Option<DateTime<Utc>>) {
+        if let Some(at) = at
+            && self.said_at.is_none_or(|s| s < at)
+        {
+            self.said_at = Some(at);
         }
     }
 
@@ -226,6 +247,7 @@ impl Record {
             last_recalled_at: None,
             recall_count: 0,
             valid_until: None,
+            said_at: None,
             provenance: Provenance::default(),
         }
     }

@@ -143,6 +143,8 @@ pub struct RecalledFact {
     pub kind: String,
     /// Relevance, recency and importance blended, 0 to 1.
     pub score: f64,
+    /// The day the user last said it (`2026-11-30`), as the block dates its line.
+    pub said: String,
     /// The user's own words the fact was distilled from, oldest first, when a consolidation
     /// pass wrote it (absent otherwise): what the user said, not instructions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -412,6 +414,7 @@ impl Memory {
                         text: i.text.clone(),
                         kind: r.map_or("semantic", |r| r.kind.as_str()).into(),
                         score: as_written(i.score),
+                        said: i.said_at.format("%Y-%m-%d").to_string(),
                         evidence: r.map_or_else(Vec::new, |r| {
                             r.provenance
                                 .evidence

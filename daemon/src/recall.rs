@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use localm_core::Settings;
 use localm_core::models::Embedder;
 use localm_core::recall::gate::Gates;
@@ -152,6 +152,8 @@ impl GateUsed {
 pub struct Explained {
     pub id: String,
     pub text: String,
+    /// When the user last said it: the day its line in the block opens with.
+    pub said_at: DateTime<Utc>,
     #[serde(flatten)]
     pub candidate: Candidate,
 }
@@ -174,6 +176,7 @@ impl Answer {
                     Explained {
                         id: r.id.clone(),
                         text: r.text.clone(),
+                        said_at: r.last_said(),
                         candidate: c,
                     }
                 })

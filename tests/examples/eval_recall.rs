@@ -89,11 +89,13 @@ fn main() {
     }
     println!("{HEADER}");
     let mut classes = Vec::new();
+    let mut blocks = Vec::new();
     for half in HALVES {
         let show = misses && half == "tune";
         let set = load(half);
         let lexical = evaluate(&set, None, show);
         println!("{}", lexical.row(&format!("{half}, lexical")));
+        blocks.push(format!("{half}, lexical: {}", lexical.blocks()));
         classes.push((format!("{half}, lexical"), lexical));
         if let Some(b) = &bert {
             let semantic = evaluate(&set, Some(b), show);
@@ -101,8 +103,13 @@ fn main() {
                 "{}",
                 semantic.row(&format!("{half}, semantic ({})", b.id()))
             );
+            blocks.push(format!("{half}, semantic: {}", semantic.blocks()));
             classes.push((format!("{half}, semantic"), semantic));
         }
+    }
+    println!("\nThe blocks:");
+    for b in &blocks {
+        println!("  {b}");
     }
     println!("\nThe new classes alone (on-topic figures; off-topic does not apply):\n{HEADER}");
     for (name, f) in &classes {
@@ -134,6 +141,7 @@ fn by_language(name: &str, bert: Option<&BertEmbedder>, misses: bool) {
         ] {
             let f = evaluate_turns(&set, bert, turns, misses && half == "tune");
             println!("{}", f.row(&format!("{half}, {label}, all")));
+            println!("  {}", f.blocks());
             for (lang, l) in &f.by_lang {
                 println!("{}", l.row(&format!("{half}, {label}, {lang}")));
             }

@@ -13,7 +13,8 @@ use localm::models::embedder::BertEmbedder;
 use localm_core::models::Embedder;
 use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
-use localm_core::recall::{Input, run};
+use localm_core::recall::rank::{Gate, MAX_FACTS};
+use localm_core::recall::{Input, Recall, run};
 use localm_core::record::{Kind, Record, Source};
 use localm_core::store::vectors::{Vectors, entries_for};
 use serde::Deserialize;
@@ -101,6 +102,11 @@ pub struct Figures {
     pub off_empty: usize,
     pub injected: usize,
     pub queries: usize,
+    /// The characters of each non-empty block.
+    pub block_chars: Vec<usize>,
+    /// Facts that passed the gate with room among the six but did not fit the block's
+    /// characters.
+    pub budget_dropped: usize,
     /// The same figures for each on-topic class alone (`constraint`, `when`, …).
     pub by_class: BTreeMap<String, Figures>,
     /// The same figures for each message language (`cross` for every cross-language message).
@@ -114,6 +120,21 @@ impl Figures {
 
     pub fn off_empty_rate(&self) -> f64 {
         self.off_empty as f64 / self.off_topic.max(1) as f64
+    }
+
+    /// The blocks' size: how many, median characters (min–max), facts the budget dropped.
+    pub fn blocks(&self) -> String {
+        let mut c = self.block_chars.clone();
+        c.sort_unstable();
+        match (c.first(), c.last()) {
+            (Some(lo), Some(hi)) => format!(
+                "{} blocks, median {} characters ({lo}–{hi}), {} facts dropped by the budget",
+                c.len(),
+                c[c.len() / 2],
+                self.budget_dropped
+            ),
+            _ => "no blocks".into(),
+        }
     }
 
     /// One Markdown table row (docs/benchmarks.md's).
@@ -174,6 +195,10 @@ pub fn evaluate_turns(
             now,
         });
         let got: Vec<&str> = r.items.iter().map(|i| i.id.as_str()).collect();
+        if !r.block.is_empty() {
+            f.block_chars.push(r.block.chars().count());
+        }
+        f.budget_dropped += budget_dropped(&r);
         let lang = if l.lang.contains('→') {
             "cross"
         } else {
@@ -212,6 +237,21 @@ pub fn evaluate_turns(
         }
     }
     f
+}
+
+/// Facts of `r` that passed the gate while there was room among the six, and were not taken:
+/// their line did not fit the block's characters.
+fn budget_dropped(r: &Recall) -> usize {
+    let mut taken = 0;
+    let mut dropped = 0;
+    for c in &r.candidates {
+        if c.chosen {
+            taken += 1;
+        } else if c.scored.gate != Gate::Rejected && taken < MAX_FACTS {
+            dropped += 1;
+        }
+    }
+    dropped
 }
 
 /// Count one on-topic message in `f`; whether one of its facts was injected.

@@ -229,12 +229,18 @@ fn recall_returns_the_seeded_fact_with_its_id_and_the_degrade_reason() {
             "text": "I work on printer firmware at Nordlys Instruments",
             "kind": "semantic",
             "score": hit["items"][0]["score"],
+            "said": hit["items"][0]["said"],
         }])
     );
     assert_eq!(hit["degrade"], "no_embedder");
+    // Typed a moment ago: said today (the test and the daemon read the same clock).
+    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    assert_eq!(hit["items"][0]["said"], today.as_str());
     let block = hit["block"].as_str().unwrap();
     assert!(
-        block.contains("```memory\n- I work on printer firmware at Nordlys Instruments\n```"),
+        block.contains(&format!(
+            "```memory\n- {today}: I work on printer firmware at Nordlys Instruments\n```"
+        )),
         "{block}"
     );
     // The same block `localm memory recall` prints for the same message.

@@ -37,12 +37,10 @@ fn lexical_recall_without_an_embedder_says_no_embedder() {
     let v = recall(&env, "How is the firmware release going?");
     assert_eq!(v["degrade"], "no_embedder");
     assert_eq!(ids(&v), vec![FACTS[1]]);
-    assert!(
-        v["block"]
-            .as_str()
-            .unwrap()
-            .contains("```memory\n- I work as a firmware engineer")
-    );
+    assert!(v["block"].as_str().unwrap().contains(&format!(
+        "```memory\n- {}: I work as a firmware engineer",
+        chrono::Utc::now().format("%Y-%m-%d")
+    )));
     assert!(
         v["header"]
             .as_str()

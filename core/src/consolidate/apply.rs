@@ -27,6 +27,8 @@ pub(super) struct Change {
     /// When the fact stops holding, if the user's clause bounded it in time (`until`): the new
     /// record's on ADD, the target's new one on UPDATE.
     pub(super) valid_until: Option<DateTime<Utc>>,
+    /// When the user said it (the log line's time), if the line had one.
+    pub(super) said_at: Option<DateTime<Utc>>,
 }
 
 /// Apply planned changes to the store as it is now.
@@ -45,12 +47,14 @@ pub(super) fn apply(
             sessions,
             evidence,
             valid_until,
+            said_at,
         } = ch;
         let from = Origin {
             pass,
             sessions: &sessions,
             evidence: &evidence,
             valid_until,
+            said_at,
         };
         match planned {
             Planned::Skip { text, why } => report.skipped.push(Skipped::because(text, why)),
@@ -58,7 +62,7 @@ pub(super) fn apply(
                 report.skipped.push(Skipped::refused(text, refusal));
             }
             Planned::Known { target, text, why } => {
-                merge_evidence(snap, |r| r.id == target, &evidence);
+                merge_evidence(snap, |r| r.id == target, &from);
                 report.skipped.push(Skipped::because(text, why));
             }
             Planned::Add {
@@ -87,6 +91,7 @@ struct Origin<'a> {
     sessions: &'a [String],
     evidence: &'a [Evidence],
     valid_until: Option<DateTime<Utc>>,
+    said_at: Option<DateTime<Utc>>,
 }
 
 impl Origin<'_> {
@@ -114,8 +119,10 @@ fn add(
 ) {
     let now = from.pass.now;
     let key = fact_key(&text);
-    if snap.records.iter().any(|r| fact_key(&r.text) == key) {
-        merge_evidence(snap, |r| fact_key(&r.text) == key, from.evidence);
+    if let Some(known) = snap.records.iter_mut().find(|r| fact_key(&r.text) == key) {
+        // Said again, in the same words: whoever wrote it, it was said later.
+        known.said_again(from.said_at);
+        merge_evidence(snap, |r| fact_key(&r.text) == key, from);
         report.skipped.push(Skipped::because(text, "already known"));
         return;
     }
@@ -137,6 +144,7 @@ fn add(
         last_recalled_at: None,
         recall_count: 0,
         valid_until: from.valid_until,
+        said_at: from.said_at,
         provenance: from.provenance(from.evidence),
     };
     let touched = Touched::of(&record);
@@ -169,6 +177,7 @@ fn update(snap: &mut Snapshot, report: &mut Report, from: &Origin, target: &str,
     r.updated_at = now;
     // The newer value holds for as long as it says, or for good.
     r.valid_until = from.valid_until;
+    r.said_at = from.said_at;
     // The words it was first written from still back it: evidence is kept.
     let kept = std::mem::take(&mut r.provenance.evidence);
     r.provenance = from.provenance(&kept);
@@ -278,8 +287,8 @@ fn move_watermarks(
 /// The user's words a skipped candidate came from join the evidence of the synth fact it is
 /// already known as (the first that `is_it`), newest kept: a fact said twice shows both times.
 /// A fact the user typed is left as it is.
-fn merge_evidence(snap: &mut Snapshot, is_it: impl Fn(&Record) -> bool, evidence: &[Evidence]) {
-    if evidence.is_empty() {
+fn merge_evidence(snap: &mut Snapshot, is_it: impl Fn(&Record) -> bool, from: &Origin) {
+    if from.evidence.is_empty() {
         return;
     }
     if let Some(r) = snap
@@ -287,7 +296,8 @@ fn merge_evidence(snap: &mut Snapshot, is_it: impl Fn(&Record) -> bool, evidence
         .iter_mut()
         .find(|r| r.source == Source::Synth && is_it(r))
     {
-        r.provenance.add_evidence(evidence);
+        r.provenance.add_evidence(from.evidence);
+        r.said_again(from.said_at);
     }
 }
 
@@ -332,6 +342,7 @@ mod tests {
             sessions: vec!["chat-2026-11-02".into()],
             evidence,
             valid_until: None,
+            said_at: None,
         }
     }
 

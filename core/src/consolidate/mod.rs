@@ -545,6 +545,7 @@ fn decide_all(
             sessions,
             evidence,
             valid_until,
+            said_at: f.from.as_ref().and_then(|d| d.ts),
         });
     }
     changes
@@ -611,6 +612,15 @@ fn summarise_due(
                 sessions: vec![s.id.clone()],
                 evidence: Vec::new(),
                 valid_until: None,
+                // The session happened when its last message was written (else the log's
+                // modification time).
+                said_at: Some(
+                    s.lines
+                        .iter()
+                        .rev()
+                        .find_map(|l| l.ts)
+                        .unwrap_or(s.modified),
+                ),
             });
         }
         summarised.push(s.id.clone());

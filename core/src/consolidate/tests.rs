@@ -428,6 +428,7 @@ fn at_the_cap_the_weakest_synth_is_evicted_to_the_archive() {
                     last_recalled_at: None,
                     recall_count: 0,
                     valid_until: None,
+                    said_at: None,
                     provenance: Provenance::default(),
                 });
             }
@@ -705,6 +706,9 @@ fn a_fact_keeps_the_users_words_and_its_relative_time_becomes_a_date() {
         "I adopted a cat last weekend"
     );
     assert_eq!(cat.provenance.evidence[0].line, 3);
+    // Said in the chat, whenever the pass ran: recall dates each fact by its line.
+    assert_eq!(cat.said_at, Some("2026-11-30T09:02:00Z".parse().unwrap()));
+    assert_eq!(dogs.said_at, Some("2026-11-30T09:01:00Z".parse().unwrap()));
 }
 
 #[test]

@@ -152,6 +152,7 @@ fn add_refuses_the_257th_record() {
                     last_recalled_at: None,
                     recall_count: 0,
                     valid_until: None,
+                    said_at: None,
                     provenance: Provenance::default(),
                 };
                 r.text.push('.');
@@ -206,6 +207,7 @@ fn ids_resolve_by_prefix_and_report_ambiguity() {
                     last_recalled_at: None,
                     recall_count: 0,
                     valid_until: None,
+                    said_at: None,
                     provenance: Provenance::default(),
                 });
             }

@@ -138,6 +138,8 @@ pub struct Item {
     pub id: String,
     pub text: String,
     pub score: f32,
+    /// When the user last said it ([`Record::last_said`]): the day its line opens with.
+    pub said_at: DateTime<Utc>,
     /// The standing constraint it was recalled for, when the message asked for advice it bears
     /// on ("diet", "allergy", …).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -294,7 +296,7 @@ pub fn recall(
     if nothing && degrade.is_some() && is_first_person_question(&query.latest) {
         fallback(records, &mut ranked, now);
     }
-    let mut result = choose(records, ranked, degrade);
+    let mut result = choose(records, ranked, degrade, now);
     result.gates = gates;
     result.about_user = about_user;
     result
@@ -324,8 +326,14 @@ fn fallback(records: &[Record], ranked: &mut [Scored], now: DateTime<Utc>) {
     });
 }
 
-/// Take gated candidates best first while they fit: 6 facts, 1,200 characters.
-fn choose(records: &[Record], ranked: Vec<Scored>, degrade: Option<Degrade>) -> Recall {
+/// Take gated candidates best first while they fit: 6 facts, 1,200 characters, each line with
+/// the day it was last said.
+fn choose(
+    records: &[Record],
+    ranked: Vec<Scored>,
+    degrade: Option<Degrade>,
+    now: DateTime<Utc>,
+) -> Recall {
     let mut used = block::overhead_chars();
     let mut lines = Vec::new();
     let mut items = Vec::new();
@@ -334,15 +342,17 @@ fn choose(records: &[Record], ranked: Vec<Scored>, degrade: Option<Degrade>) -> 
         let r = &records[s.index];
         let mut chosen = false;
         if s.gate != Gate::Rejected && items.len() < rank::MAX_FACTS {
-            let line = block::neutralize(&r.text);
+            let fact = block::neutralize(&r.text);
+            let line = block::dated(&fact, r.last_said());
             let cost = block::line_chars(&line);
-            if !line.is_empty() && used + cost <= block::BLOCK_CHARS {
+            if !fact.is_empty() && used + cost <= block::BLOCK_CHARS {
                 used += cost;
                 lines.push(line);
                 items.push(Item {
                     id: r.id.clone(),
                     text: r.text.clone(),
                     score: s.score,
+                    said_at: r.last_said(),
                     constraint: s.constraint,
                 });
                 chosen = true;
@@ -351,7 +361,7 @@ fn choose(records: &[Record], ranked: Vec<Scored>, degrade: Option<Degrade>) -> 
         candidates.push(Candidate { scored: s, chosen });
     }
     Recall {
-        block: block::render(&lines),
+        block: block::render(&lines, now),
         items,
         degrade,
         gates: gate::LEXICAL,

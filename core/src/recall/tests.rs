@@ -76,6 +76,58 @@ fn ids(r: &Recall) -> Vec<&str> {
 }
 
 #[test]
+fn each_line_opens_with_the_day_the_fact_was_last_said() {
+    let day = |s: &str| s.parse::<DateTime<Utc>>().unwrap();
+    // Typed on a day: said then. Written by a pass long after the chat: said in the chat.
+    let typed = Record {
+        updated_at: day("2025-03-09T10:00:00Z"),
+        ..rec("typed", "User works at Skyscanner", Source::User, 0.8)
+    };
+    let mut heard = Record {
+        said_at: Some(day("2026-02-20T21:00:00Z")),
+        ..rec(
+            "heard",
+            "User works on the Skyscanner app",
+            Source::Synth,
+            0.8,
+        )
+    };
+    // Said again later in the same words; an older line never moves it back.
+    heard.said_again(Some(day("2026-02-27T09:00:00Z")));
+    heard.said_again(Some(day("2026-01-01T09:00:00Z")));
+    heard.said_again(None);
+    let records = vec![typed, heard];
+    let r = run(
+        &records,
+        &Semantic::Unavailable(Degrade::NoEmbedder),
+        "where do I work at Skyscanner?",
+    );
+    assert!(
+        r.block.contains("- 2025-03-09: User works at Skyscanner\n"),
+        "{}",
+        r.block
+    );
+    assert!(
+        r.block
+            .contains("- 2026-02-27: User works on the Skyscanner app\n"),
+        "{}",
+        r.block
+    );
+    let today = now().format("%Y-%m-%d").to_string();
+    assert!(
+        r.block.contains(&format!("today is {today}.")),
+        "{}",
+        r.block
+    );
+    assert_eq!(r.items.len(), 2);
+    assert!(
+        r.items
+            .iter()
+            .any(|i| i.said_at == day("2026-02-27T09:00:00Z"))
+    );
+}
+
+#[test]
 fn lexical_recall_needs_enough_of_the_query_and_injects_nothing_off_topic() {
     let records = vec![
         rec(
@@ -91,7 +143,7 @@ fn lexical_recall_needs_enough_of_the_query_and_injects_nothing_off_topic() {
     let sem = Semantic::Unavailable(Degrade::NoEmbedder);
     let r = run(&records, &sem, "my firmware build fails");
     assert_eq!(ids(&r), vec!["a"]);
-    assert!(r.block.contains("- Works on a printer firmware project"));
+    assert!(r.block.contains(": Works on a printer firmware project"));
     assert_eq!(r.header_value(), "count=1; items=a; degrade=no_embedder");
     assert_eq!(r.gates, gate::LEXICAL);
     assert!(r.about_user);
@@ -436,6 +488,7 @@ fn a_fact_holding_a_secret_is_never_recalled_not_even_by_the_fallback() {
 fn a_fact_whose_time_ran_out_is_not_recalled() {
     let bounded = |until: &str| Record {
         valid_until: Some(until.parse().unwrap()),
+        said_at: None,
         ..rec("aa000001", "User is on antibiotics", Source::User, 1.0)
     };
     let lexical = Semantic::Unavailable(Degrade::NoEmbedder);

@@ -80,6 +80,7 @@ fn human(answer: &Answer) -> String {
                     format!("{}", i + 1),
                     it.id.clone(),
                     format!("{:.3}", it.score),
+                    it.said_at.format("%Y-%m-%d").to_string(),
                     match it.constraint {
                         Some(c) => format!("{} (constraint: {})", it.text, c.as_str()),
                         None => it.text.clone(),
@@ -87,7 +88,7 @@ fn human(answer: &Answer) -> String {
                 ]
             })
             .collect();
-        out.push_str(&output::table(&["#", "ID", "SCORE", "TEXT"], &rows));
+        out.push_str(&output::table(&["#", "ID", "SCORE", "SAID", "TEXT"], &rows));
     }
     if let Some(gate) = &answer.gate {
         out.push('\n');
@@ -115,6 +116,7 @@ fn human(answer: &Answer) -> String {
                     format!("{:.3}", s.recency),
                     format!("{:.2}", s.importance),
                     format!("{:.3}", s.score),
+                    e.said_at.format("%Y-%m-%d").to_string(),
                     e.text.clone(),
                 ]
             })
@@ -131,6 +133,7 @@ fn human(answer: &Answer) -> String {
                 "RECENCY",
                 "IMPORTANCE",
                 "SCORE",
+                "SAID",
                 "TEXT",
             ],
             &rows,

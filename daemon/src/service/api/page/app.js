@@ -152,6 +152,8 @@ function renderRecords(records) {
     const tr = el("tr");
     const fact = el("td", r.text, "fact");
     fact.append(...evidence(r.provenance));
+    // What recall tells the chat model beside the fact: the day it was last said.
+    fact.append(el("div", `last said ${(r.said_at || r.updated_at).slice(0, 10)}`, "why"));
     // Said to hold for a time: recalled until then, then archived (restorable).
     if (r.valid_until) fact.append(el("div", `holds until ${r.valid_until.slice(0, 10)}`, "why"));
     tr.append(fact, el("td", r.kind), el("td", r.source),
@@ -467,7 +469,7 @@ async function tryRecall(ev) {
     const ol = el("ol", null, "recalled");
     for (const c of chosen) {
       const li = el("li", c.text);
-      li.append(el("div", reasons(c), "why"));
+      li.append(el("div", `last said ${String(c.said_at).slice(0, 10)} · ${reasons(c)}`, "why"));
       ol.append(li);
     }
     out.append(ol);
