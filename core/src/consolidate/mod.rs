@@ -603,24 +603,24 @@ fn summarise_due(
             }
         };
         if let Some(text) = text {
+            // The session happened when its last message was written (else the log's
+            // modification time): its relative times are dated from then.
+            let said_at = s
+                .lines
+                .iter()
+                .rev()
+                .find_map(|l| l.ts)
+                .unwrap_or(s.modified);
             changes.push(Change {
                 planned: Planned::Add {
-                    text,
+                    text: dates::absolute(&text, said_at),
                     kind: Kind::Episodic,
                     importance: EPISODIC_IMPORTANCE,
                 },
                 sessions: vec![s.id.clone()],
                 evidence: Vec::new(),
                 valid_until: None,
-                // The session happened when its last message was written (else the log's
-                // modification time).
-                said_at: Some(
-                    s.lines
-                        .iter()
-                        .rev()
-                        .find_map(|l| l.ts)
-                        .unwrap_or(s.modified),
-                ),
+                said_at: Some(said_at),
             });
         }
         summarised.push(s.id.clone());

@@ -642,6 +642,37 @@ fn a_summary_by_rule_says_what_the_facts_do_not() {
 }
 
 #[test]
+fn a_summary_dates_its_relative_times_from_the_session() {
+    let f = fixture();
+    // Wednesday 2 December 2026; the pass runs days later.
+    let line = serde_json::json!({
+        "ts": "2026-12-02T09:00:00Z",
+        "role": "user",
+        "content": "My İzmir trip is next weekend and I still have no hotel.",
+    });
+    std::fs::write(
+        f.dir.path().join("sessions").join("s1.jsonl"),
+        format!("{line}\n"),
+    )
+    .unwrap();
+    let later: DateTime<Utc> = "2026-12-09T09:00:00Z".parse().unwrap();
+    let refused = r#"{"summary": "I'm not sure how to help with that"}"#;
+    let (r, _) = f.run(r#"{"facts": []}"#, "", refused, later);
+    let summaries: Vec<&str> = r.episodic.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(
+        summaries,
+        ["Said their İzmir trip is on the weekend of 12 December 2026"],
+        "{r:?}"
+    );
+    let snap = f.store.read().unwrap();
+    let summary = snap.records.iter().find(|r| r.kind == Kind::Episodic);
+    assert_eq!(
+        summary.and_then(|r| r.said_at),
+        Some("2026-12-02T09:00:00Z".parse().unwrap())
+    );
+}
+
+#[test]
 fn one_pass_proposes_one_change_to_a_fact() {
     let f = fixture();
     f.user_fact("u1", "User lives in Berlin");
@@ -681,7 +712,7 @@ fn a_fact_keeps_the_users_words_and_its_relative_time_becomes_a_date() {
         added,
         [
             "User has two dogs",
-            "User adopted a cat in November 2026",
+            "User adopted a cat on the weekend of 28 November 2026",
             "User's name is Dana"
         ],
         "{r:?}"
