@@ -109,7 +109,10 @@ fn resolve(words: &[String], i: usize, at: NaiveDate, past: bool) -> Option<(usi
         ("this", Some("year"), _) => (2, format!("in {}", at.year())),
         (n, Some("years" | "year"), Some("ago")) => {
             let n = number(n)?;
-            (3, format!("in {}", at.year().checked_sub(i32::try_from(n).ok()?)?))
+            (
+                3,
+                format!("in {}", at.year().checked_sub(i32::try_from(n).ok()?)?),
+            )
         }
         (n, Some("months" | "month"), Some("ago")) => {
             (3, format!("in {}", month(months_back(number(n)?)?)))

@@ -678,6 +678,68 @@ pub(crate) const YES: &[&str] = &[
     "totally",
 ];
 
+/// How a reply says no, longest first: what each says of the question's claim (`No::Not`: not
+/// so; `No::Anymore`: not any longer; `No::Never`: never). Matched on the reply's opening words.
+pub(crate) const NO: &[(&str, No)] = &[
+    ("not anymore", No::Anymore),
+    ("not any more", No::Anymore),
+    ("no longer", No::Anymore),
+    ("i used to", No::Anymore),
+    ("not at all", No::Not),
+    ("not really", No::Not),
+    ("never", No::Never),
+    ("nope", No::Not),
+    ("nah", No::Not),
+    ("no", No::Not),
+];
+
+/// What a no-reply says of the question's claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum No {
+    Not,
+    Anymore,
+    Never,
+}
+
+/// Openings with a no-word that answer no question ("no problem", "not sure", "no way", which
+/// may even mean yes), and hedges after a no ("I don't think so"): the reply is not read as no.
+pub(crate) const NOT_A_NO: &[&str] = &[
+    "no problem",
+    "no worries",
+    "no idea",
+    "no thanks",
+    "no thank",
+    "no way",
+    "no one",
+    "nobody",
+    "no matter",
+    "not sure",
+    "not yet",
+    "not much",
+    "never mind",
+    "i don't think",
+    "i do not think",
+    "i don't know",
+    "not that i know",
+];
+
+/// After a no, the reply saying so again ("No, I don't.", "No, I haven't."): nothing more.
+pub(crate) const NO_AGAIN: &[&str] = &[
+    "i don't",
+    "i do not",
+    "i haven't",
+    "i have not",
+    "i'm not",
+    "i am not",
+    "i didn't",
+    "i did not",
+    "not really",
+    "not at all",
+];
+
+/// What a reply to "Do you still smoke?" says it stopped with: "I quit in 2022".
+pub(crate) const STOPPED: &[&str] = &["i quit", "i stopped", "i gave up"];
+
 /// A yes that is one only when nothing follows it: "I do." answers "Do you …?", but "I'm a night
 /// owl" answers "Are you a morning person?" with a fact of its own.
 pub(crate) const YES_ALONE: &[&str] = &["i do", "i am", "i have", "i did", "i'm", "we do"];
@@ -721,6 +783,7 @@ pub(crate) const LIKE_VERBS: &[&str] = &[
     "use",
     "eat",
     "drink",
+    "smoke",
     "prefer",
     "volunteer",
     "write",

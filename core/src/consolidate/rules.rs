@@ -635,10 +635,21 @@ pub const TABLE: &[Row] = &[
         rule: Rule::AnswersTheQuestion,
         name: "answers_the_question",
         does: Does::Rewrite,
-        why: "a reply to the assistant's question, kept as what it asked on a plain yes",
+        why: "a reply to the assistant's question, kept as what it asked on a plain yes, and as \
+              its negation on a no",
         fires: &[
             after("hand", "Are you a morning person?", "Yes, definitely."),
             after("data-file", "What's your favorite color?", "Blue."),
+            after(
+                "issue",
+                "Do you still smoke?",
+                "Not anymore, I quit in 2022.",
+            ),
+            after(
+                "persona",
+                "Do you have any pets?",
+                "No, I don't have any pets.",
+            ),
         ],
         holds: &[
             after(
@@ -647,6 +658,11 @@ pub const TABLE: &[Row] = &[
                 "I'm a night owl, honestly.",
             ),
             after("hand", "Are you a student?", "I am retired."),
+            after(
+                "persona",
+                "Do you want to have children of your own someday?",
+                "No, I don't think so.",
+            ),
         ],
     },
     Row {
