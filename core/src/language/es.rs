@@ -10,7 +10,15 @@ pub const READER: Reader = Reader {
         "estudio", "hago", "juego", "prefiero", "odio", "amo", "adoro", "necesito", "voy",
     ],
     first_person_openings: &[],
-    unsaid_subject: Unsaid::InTheVerb,
+    unsaid_subject: Unsaid::InTheVerb {
+        no_longer: &[
+            ("ya no", ""),
+            ("nunca", ""),
+            ("ya nunca", ""),
+            ("no", "más"),
+        ],
+        ending: "o",
+    },
     you: &[
         "tú", "tu", "tus", "te", "ti", "usted", "ustedes", "vosotros", "vuestro", "vuestra",
     ],
@@ -73,7 +81,8 @@ pub const READER: Reader = Reader {
         "ha", "han", "has", "hemos", "me", "mi", "mis", "te", "tu", "tus", "tú", "se", "su", "sus",
         "nos", "yo", "él", "ella", "ellos", "ellas", "usted", "le", "les", "muy", "más", "pero",
         "sí", "no", "ya", "también", "como", "este", "esta", "esto", "ese", "esa", "eso", "aquí",
-        "porque", "pues", "bueno", "tengo", "tienes", "tiene",
+        "porque", "pues", "bueno", "tengo", "tienes", "tiene", "todo", "toda", "todos", "todas",
+        "tanto", "mucho", "poco", "claro",
     ],
     secrets: Secrets {
         names: &[

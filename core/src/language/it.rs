@@ -29,7 +29,15 @@ pub const READER: Reader = Reader {
         "vado",
     ],
     first_person_openings: &["m'"],
-    unsaid_subject: Unsaid::InTheVerb,
+    unsaid_subject: Unsaid::InTheVerb {
+        no_longer: &[
+            ("non", "più"),
+            ("non", "mai"),
+            ("ormai non", ""),
+            ("mai", ""),
+        ],
+        ending: "o",
+    },
     you: &[
         "tu", "ti", "te", "tuo", "tua", "tuoi", "tue", "voi", "vostro", "vostra",
     ],
@@ -81,7 +89,8 @@ pub const READER: Reader = Reader {
         "sono", "sei", "siamo", "era", "ho", "hai", "ha", "abbiamo", "hanno", "io", "tu", "lui",
         "lei", "noi", "voi", "loro", "mi", "ti", "si", "ci", "mio", "mia", "miei", "mie", "tuo",
         "tua", "suo", "sua", "non", "più", "molto", "anche", "ma", "sì", "no", "questo", "questa",
-        "quello", "quella", "qui", "faccio", "fa",
+        "quello", "quella", "qui", "faccio", "fa", "tutto", "tutti", "poco", "tanto", "certo",
+        "quanto",
     ],
     secrets: Secrets {
         names: &[

@@ -10,7 +10,10 @@ pub const READER: Reader = Reader {
         "trabalho", "estudo", "faço", "jogo", "prefiro", "odeio", "amo", "adoro", "vou",
     ],
     first_person_openings: &[],
-    unsaid_subject: Unsaid::InTheVerb,
+    unsaid_subject: Unsaid::InTheVerb {
+        no_longer: &[("já não", ""), ("nunca", ""), ("não", "mais")],
+        ending: "o",
+    },
     you: &["você", "vocês", "tu", "te", "teu", "tua", "teus", "tuas"],
     asks: &["por que", "o que", "onde ", "qual "],
     listener_openers: &[
@@ -58,7 +61,8 @@ pub const READER: Reader = Reader {
         "somos", "está", "estão", "estou", "era", "foi", "tenho", "tem", "têm", "eu", "tu", "ele",
         "ela", "nós", "eles", "elas", "me", "te", "se", "meu", "minha", "meus", "minhas", "seu",
         "sua", "não", "sim", "mais", "muito", "também", "mas", "este", "esta", "isto", "esse",
-        "essa", "isso", "aqui",
+        "essa", "isso", "aqui", "todo", "toda", "todos", "todas", "tudo", "pouco", "tanto",
+        "claro",
     ],
     secrets: Secrets {
         names: &[

@@ -127,8 +127,14 @@ pub enum Unsaid {
     /// writer (English, French, German, Dutch).
     Said,
     /// The subject is left out, the verb's ending says it: the first-person forms of the
-    /// commonest verbs are listed in `first_person` (Spanish, Italian, Portuguese).
-    InTheVerb,
+    /// commonest verbs are listed in `first_person` (Spanish, Italian, Portuguese), and any verb
+    /// ending in `ending` is one inside a way of saying "no longer" or "never" (`no_longer`: the
+    /// words before the verb and the word after it, if one: "ya no tomo", "non fumo più"). A
+    /// negation alone would take adjectives for verbs ("non noioso").
+    InTheVerb {
+        no_longer: &'static [(&'static str, &'static str)],
+        ending: &'static str,
+    },
     /// The subject is left out when it is the writer: a statement with no other subject (no
     /// "you", no one else named as its topic, nothing pointed at) that says what the writer
     /// does, has or likes (a verb form of `marks`: "ています", "好き", "일하") is the writer's
@@ -240,12 +246,34 @@ pub fn first_person(s: &str, reader: &Reader) -> bool {
     if reader.lang.unspaced() {
         return reader.first_person_openings.iter().any(|o| s.contains(o));
     }
-    words_of(s).iter().any(|w| {
+    let words = words_of(s);
+    words.iter().any(|w| {
         reader.first_person.contains(&w.as_str())
             || reader
                 .first_person_openings
                 .iter()
                 .any(|o| w.starts_with(o))
+    }) || verb_of_mine(s, &words, reader)
+}
+
+/// In a language whose verb says its subject, a sentence that says the writer no longer or
+/// never does something ("Ya no tomo pastillas para dormir", "Non fumo più da due anni"): the
+/// words of `no_longer`, then a verb of the first person's ending.
+fn verb_of_mine(s: &str, words: &[String], reader: &Reader) -> bool {
+    let Unsaid::InTheVerb { no_longer, ending } = reader.unsaid_subject else {
+        return false;
+    };
+    let folded = crate::words::fold(s.trim_start());
+    no_longer.iter().any(|(before, then)| {
+        let n = before.split(' ').count();
+        // Said at once: "No, claro que no" has a comma where the verb would be.
+        let verb = words
+            .get(n)
+            .filter(|_| folded.starts_with(&format!("{before} {}", words[n])));
+        verb.is_some_and(|v| {
+            v.chars().count() >= 3 && v.ends_with(ending) && !reader.grammar.contains(&v.as_str())
+        }) && (then.is_empty() || words.get(n + 1).is_some_and(|w| w == then))
+            && words.len() > n + 1
     })
 }
 
@@ -271,7 +299,7 @@ pub fn asks(s: &str, reader: &Reader) -> bool {
 /// subject, a statement that gives itself no other subject.
 pub fn unsaid_but_mine(s: &str, reader: &Reader) -> bool {
     match reader.unsaid_subject {
-        Unsaid::Said | Unsaid::InTheVerb => false,
+        Unsaid::Said | Unsaid::InTheVerb { .. } => false,
         Unsaid::Dropped { others, marks } => {
             let letters = s.chars().filter(|c| c.is_alphanumeric()).count();
             letters >= 6
