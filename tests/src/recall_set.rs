@@ -13,7 +13,7 @@ use localm::models::embedder::BertEmbedder;
 use localm_core::models::Embedder;
 use localm_core::recall::lexical::LexicalIndex;
 use localm_core::recall::query::{Agent, ChatMessage, build_query};
-use localm_core::recall::rank::{Gate, MAX_FACTS};
+use localm_core::recall::rank::MAX_FACTS;
 use localm_core::recall::{Input, Recall, run};
 use localm_core::record::{Kind, Record, Source};
 use localm_core::store::vectors::{Vectors, entries_for};
@@ -247,7 +247,7 @@ fn budget_dropped(r: &Recall) -> usize {
     for c in &r.candidates {
         if c.chosen {
             taken += 1;
-        } else if c.scored.gate != Gate::Rejected && taken < MAX_FACTS {
+        } else if c.scored.gate.lets_through() && taken < MAX_FACTS {
             dropped += 1;
         }
     }

@@ -1,7 +1,9 @@
 //! German, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
+use super::reader::{
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+};
 
 pub const READER: Reader = Reader {
     lang: Lang::German,
@@ -102,6 +104,10 @@ pub const READER: Reader = Reader {
                 "was mache ich beruflich",
             ],
             told: &["ich arbeite", "ich bin von beruf", "mein beruf"],
+        },
+        one_at_a_time: OneAtATime {
+            home: &["ich wohne", "ich lebe in", "ich bin nach", "umgezogen nach"],
+            employer: &["ich arbeite bei", "ich arbeite für"],
         },
     },
     letters: Letters {

@@ -4,7 +4,9 @@
 //! here too.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
+use super::reader::{
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+};
 use crate::words::{FIRST_PERSON_SUBJECTS, SECOND_PERSON, STOP_WORDS};
 
 pub const READER: Reader = Reader {
@@ -129,6 +131,36 @@ pub const READER: Reader = Reader {
                 "employed",
                 "by profession",
                 "my profession",
+            ],
+        },
+        one_at_a_time: OneAtATime {
+            home: &[
+                "i live in",
+                "i live on",
+                "user lives in",
+                "user lives on",
+                "lives in",
+                "living in",
+                "moved to",
+                "relocated to",
+                "based in",
+                "home is in",
+                "flat is in",
+                "apartment is in",
+                "house is in",
+            ],
+            employer: &[
+                "i work at",
+                "i work for",
+                "user works at",
+                "user works for",
+                "works at",
+                "works for",
+                "working at",
+                "working for",
+                "hired at",
+                "hired by",
+                "joined",
             ],
         },
     },

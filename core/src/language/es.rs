@@ -1,7 +1,9 @@
 //! Spanish, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
+use super::reader::{
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+};
 
 pub const READER: Reader = Reader {
     lang: Lang::Spanish,
@@ -118,6 +120,10 @@ pub const READER: Reader = Reader {
                 "cuál es mi trabajo",
             ],
             told: &["trabajo como", "trabajo en", "me dedico a"],
+        },
+        one_at_a_time: OneAtATime {
+            home: &["vivo en", "me mudé a", "me he mudado a"],
+            employer: &["trabajo en", "trabajo para", "entré a trabajar"],
         },
     },
     letters: Letters {

@@ -1,7 +1,9 @@
 //! French, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
+use super::reader::{
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+};
 
 pub const READER: Reader = Reader {
     lang: Lang::French,
@@ -139,6 +141,17 @@ pub const READER: Reader = Reader {
                 "je travaille où",
             ],
             told: &["je travaille", "mon métier", "mon travail"],
+        },
+        one_at_a_time: OneAtATime {
+            home: &[
+                "j'habite",
+                "je vis à",
+                "je vis en",
+                "j'ai déménagé",
+                "je me suis installé",
+                "je me suis installée",
+            ],
+            employer: &["je travaille chez", "je travaille pour", "j'ai rejoint"],
         },
     },
     letters: Letters {

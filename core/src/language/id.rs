@@ -1,7 +1,9 @@
 //! Indonesian, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
+use super::reader::{
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+};
 
 pub const READER: Reader = Reader {
     lang: Lang::Indonesian,
@@ -114,6 +116,10 @@ pub const READER: Reader = Reader {
                 "di mana saya bekerja",
             ],
             told: &["saya bekerja", "saya kerja", "pekerjaan saya"],
+        },
+        one_at_a_time: OneAtATime {
+            home: &["saya tinggal di", "tinggal di", "pindah ke"],
+            employer: &["saya bekerja di", "bekerja di", "kerja di"],
         },
     },
     letters: Letters {

@@ -1,7 +1,9 @@
 //! Italian, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
+use super::reader::{
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+};
 
 pub const READER: Reader = Reader {
     lang: Lang::Italian,
@@ -125,6 +127,17 @@ pub const READER: Reader = Reader {
                 "faccio il",
                 "faccio la",
             ],
+        },
+        one_at_a_time: OneAtATime {
+            home: &[
+                "vivo a",
+                "abito a",
+                "vivo in",
+                "abito in",
+                "mi sono trasferito",
+                "mi sono trasferita",
+            ],
+            employer: &["lavoro presso", "lavoro per", "lavoro alla", "lavoro al"],
         },
     },
     letters: Letters {

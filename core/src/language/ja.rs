@@ -2,7 +2,9 @@
 //! sentence; the writer is mostly left unsaid ("大阪で看護師をしています").
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
+use super::reader::{
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+};
 
 pub const READER: Reader = Reader {
     lang: Lang::Japanese,
@@ -154,6 +156,10 @@ pub const READER: Reader = Reader {
         work: Cues {
             asked: &["私の仕事は何", "私は何の仕事", "私はどこで働いて"],
             told: &["働いて", "仕事は", "として働"],
+        },
+        one_at_a_time: OneAtATime {
+            home: &["に住んで", "に引っ越"],
+            employer: &["で働いて", "に勤めて", "に勤務"],
         },
     },
     letters: Letters {

@@ -2,7 +2,9 @@
 //! match the start of a word.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
+use super::reader::{
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+};
 
 pub const READER: Reader = Reader {
     lang: Lang::Korean,
@@ -140,6 +142,10 @@ pub const READER: Reader = Reader {
                 "제가 무슨 일을",
             ],
             told: &["일하고", "일해", "직업은", "회사에 다니"],
+        },
+        one_at_a_time: OneAtATime {
+            home: &["에 살고", "에 살아", "에서 살", "로 이사"],
+            employer: &["에서 일하", "회사에 다니"],
         },
     },
     letters: Letters {

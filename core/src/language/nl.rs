@@ -1,7 +1,9 @@
 //! Dutch, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
+use super::reader::{
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+};
 
 pub const READER: Reader = Reader {
     lang: Lang::Dutch,
@@ -72,6 +74,10 @@ pub const READER: Reader = Reader {
         work: Cues {
             asked: &["wat doe ik voor werk", "waar werk ik", "wat is mijn beroep"],
             told: &["ik werk", "mijn beroep"],
+        },
+        one_at_a_time: OneAtATime {
+            home: &["ik woon", "verhuisd naar"],
+            employer: &["ik werk bij", "ik werk voor"],
         },
     },
     letters: Letters {

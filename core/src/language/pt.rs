@@ -1,7 +1,9 @@
 //! Portuguese, as memory reads it.
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
+use super::reader::{
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+};
 
 pub const READER: Reader = Reader {
     lang: Lang::Portuguese,
@@ -91,6 +93,17 @@ pub const READER: Reader = Reader {
         work: Cues {
             asked: &["o que eu faço", "onde eu trabalho", "qual é o meu trabalho"],
             told: &["trabalho como", "trabalho em", "trabalho na", "trabalho no"],
+        },
+        one_at_a_time: OneAtATime {
+            home: &[
+                "moro em",
+                "vivo em",
+                "moro no",
+                "moro na",
+                "me mudei para",
+                "mudei-me para",
+            ],
+            employer: &["trabalho em", "trabalho na", "trabalho no", "trabalho para"],
         },
     },
     letters: Letters {

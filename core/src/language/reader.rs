@@ -62,6 +62,16 @@ pub struct Identity {
     pub name: Cues,
     pub home: Cues,
     pub work: Cues,
+    /// What a fact says of a value the user holds one at a time: where they live now
+    /// ("i live in", "moved to", "vivo en") and who they work for ("works at", "ich arbeite
+    /// bei"). Of two facts saying one, the one said later replaces the other.
+    pub one_at_a_time: OneAtATime,
+}
+
+/// Phrases of a fact (lower-case) that state a value held one at a time.
+pub struct OneAtATime {
+    pub home: &'static [&'static str],
+    pub employer: &'static [&'static str],
 }
 
 /// How a language asks one thing of the user's identity, and how a fact tells it.
@@ -413,7 +423,7 @@ mod tests {
             let c = &r.constraints;
             let id = &r.identity;
             let l = &r.letters;
-            let parts: [(&str, &[&str]); 26] = [
+            let parts: [(&str, &[&str]); 28] = [
                 ("letters.headers", l.headers),
                 ("letters.wrote", l.wrote),
                 ("letters.greetings", l.greetings),
@@ -425,6 +435,8 @@ mod tests {
                 ("identity.home.told", id.home.told),
                 ("identity.work.asked", id.work.asked),
                 ("identity.work.told", id.work.told),
+                ("identity.one_at_a_time.home", id.one_at_a_time.home),
+                ("identity.one_at_a_time.employer", id.one_at_a_time.employer),
                 ("constraints.diet", c.diet),
                 ("constraints.allergy", c.allergy),
                 ("constraints.allergens", c.allergens),

@@ -2,7 +2,9 @@
 //! sentence, and recall's grammar words are two-letter pieces (`crate::words::tokens`).
 
 use super::Lang;
-use super::reader::{Constraints, Cues, Identity, Letters, Named, Reader, Secrets, Times, Unsaid};
+use super::reader::{
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+};
 
 pub const READER: Reader = Reader {
     lang: Lang::Chinese,
@@ -72,6 +74,10 @@ pub const READER: Reader = Reader {
                 "我在哪里工作",
             ],
             told: &["我的工作", "我是一名", "工作是", "上班"],
+        },
+        one_at_a_time: OneAtATime {
+            home: &["住在", "我住", "搬到"],
+            employer: &["上班", "入职"],
         },
     },
     letters: Letters {

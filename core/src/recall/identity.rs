@@ -118,6 +118,45 @@ fn kinds() -> &'static [Kind] {
     })
 }
 
+/// A value the user holds one at a time, as a fact states it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Held {
+    /// Where they live now.
+    Home,
+    /// Who they work for.
+    Employer,
+}
+
+/// Every reader's phrases of a value held one at a time, with what each states.
+fn one_at_a_time() -> &'static [(Held, &'static str)] {
+    static PHRASES: OnceLock<Vec<(Held, &'static str)>> = OnceLock::new();
+    PHRASES.get_or_init(|| {
+        READERS
+            .iter()
+            .flat_map(|r| {
+                let o = &r.identity.one_at_a_time;
+                let home = o.home.iter().map(|p| (Held::Home, *p));
+                home.chain(o.employer.iter().map(|p| (Held::Employer, *p)))
+            })
+            .collect()
+    })
+}
+
+/// What value held one at a time `fact` states, if one ("User moved to Leith", "Vivo en
+/// Valencia", "Ich arbeite bei Zeiss"): of two facts stating one, the later replaces the other.
+pub fn held(fact: &str) -> Option<Held> {
+    let line = spaced(fact).line;
+    let unspaced = fold(fact);
+    one_at_a_time().iter().find_map(|(held, p)| {
+        let says = if p.chars().any(crate::words::is_cjk) {
+            unspaced.contains(p)
+        } else {
+            line.contains(&format!(" {p} "))
+        };
+        says.then_some(*held)
+    })
+}
+
 /// A gathered list, kept for the life of the process.
 fn leak(items: impl Iterator<Item = &'static str>) -> &'static [&'static str] {
     Vec::leak(items.collect())

@@ -9,7 +9,7 @@ pub use crate::words::{STEM, stem};
 use std::collections::HashMap;
 
 use super::constraint::{self, Constraint};
-use super::identity::{self, Asked};
+use super::identity::{self, Asked, Held};
 use super::when;
 
 /// Generic words that still say a little (counts, places, times, everyday verbs): "How far
@@ -140,6 +140,9 @@ pub struct LexicalIndex {
     /// Whether an English-only embedding model may score each fact
     /// (`crate::language::reads_as_english`).
     english: Vec<bool>,
+    /// The value held one at a time each fact states (where the user lives, who they work
+    /// for), recognised once.
+    held: Vec<Option<Held>>,
 }
 
 impl LexicalIndex {
@@ -151,7 +154,9 @@ impl LexicalIndex {
         let mut dated = Vec::new();
         let mut answers = Vec::new();
         let mut english = Vec::new();
+        let mut held = Vec::new();
         for text in texts {
+            held.push(identity::held(text));
             english.push(crate::language::reads_as_english(text));
             constraints.push(constraint::of_fact(text));
             answers.push(identity::answers(text));
@@ -185,7 +190,13 @@ impl LexicalIndex {
             dated,
             answers,
             english,
+            held,
         }
+    }
+
+    /// The value held one at a time fact `i` states, if one.
+    pub fn held(&self, i: usize) -> Option<Held> {
+        self.held.get(i).copied().flatten()
     }
 
     /// Whether fact `i` carries a date.

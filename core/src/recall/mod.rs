@@ -296,6 +296,8 @@ pub fn recall(
     if nothing && degrade.is_some() && is_first_person_question(&query.latest) {
         fallback(records, &mut ranked, now);
     }
+    // "User lives in Edinburgh" is not recalled beside "User moved to Leith", said later.
+    rank::set_aside_superseded(records, &mut ranked, |i| index.held(i));
     let mut result = choose(records, ranked, degrade, now);
     result.gates = gates;
     result.about_user = about_user;
@@ -341,7 +343,7 @@ fn choose(
     for s in ranked {
         let r = &records[s.index];
         let mut chosen = false;
-        if s.gate != Gate::Rejected && items.len() < rank::MAX_FACTS {
+        if s.gate.lets_through() && items.len() < rank::MAX_FACTS {
             let fact = block::neutralize(&r.text);
             let line = block::dated(&fact, r.last_said());
             let cost = block::line_chars(&line);

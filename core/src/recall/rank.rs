@@ -7,9 +7,10 @@ use serde::Serialize;
 
 use super::constraint::Label;
 use super::gate::Gates;
-use super::identity::Asked;
+use super::identity::{Asked, Held};
 use super::when;
-use crate::record::{Record, Source};
+use crate::record::{Kind, Record, Source};
+use crate::same_fact;
 
 pub const W_RELEVANCE: f32 = 0.5;
 pub const W_RECENCY: f32 = 0.3;
@@ -40,6 +41,16 @@ pub enum Gate {
     Answers,
     /// Not related enough to the query.
     Rejected,
+    /// Related, but a fact said later states a newer value of the same thing (where the user
+    /// lives, who they work for): the older is not recalled beside it.
+    Superseded,
+}
+
+impl Gate {
+    /// Whether the candidate may go into the block.
+    pub fn lets_through(self) -> bool {
+        !matches!(self, Gate::Rejected | Gate::Superseded)
+    }
 }
 
 /// One record's signals for one query.
@@ -169,6 +180,42 @@ pub fn cap_answers(ranked: &mut [Scored]) {
             s.gate = Gate::Rejected;
         } else {
             kept += 1;
+        }
+    }
+}
+
+/// Of the candidates through the gate that state a value held one at a time (`held`: where the
+/// user lives, who they work for), only the one said last of each kind stays; the others are
+/// [`Gate::Superseded`]. A fact the user typed is never set aside for one a pass wrote.
+pub fn set_aside_superseded(
+    records: &[Record],
+    ranked: &mut [Scored],
+    held: impl Fn(usize) -> Option<Held>,
+) {
+    for kind in [Held::Home, Held::Employer] {
+        let of_kind: Vec<usize> = (0..ranked.len())
+            .filter(|&k| {
+                let i = ranked[k].index;
+                ranked[k].gate.lets_through()
+                    && records[i].kind == Kind::Semantic
+                    && held(i) == Some(kind)
+            })
+            .collect();
+        let replaced: Vec<usize> = of_kind
+            .iter()
+            .copied()
+            .filter(|&k| {
+                let older = &records[ranked[k].index];
+                of_kind.iter().any(|&n| {
+                    let newer = &records[ranked[n].index];
+                    newer.last_said() > older.last_said()
+                        && same_fact::key(&older.text) != same_fact::key(&newer.text)
+                        && (newer.source.is_trusted() || !older.source.is_trusted())
+                })
+            })
+            .collect();
+        for k in replaced {
+            ranked[k].gate = Gate::Superseded;
         }
     }
 }

@@ -127,6 +127,81 @@ fn each_line_opens_with_the_day_the_fact_was_last_said() {
     );
 }
 
+/// A fact said on `day`, by a pass (`Source::Synth`) or typed.
+fn said(id: &str, text: &str, source: Source, day: &str) -> Record {
+    let at: DateTime<Utc> = format!("{day}T10:00:00Z").parse().unwrap();
+    Record {
+        updated_at: at,
+        ..rec(id, text, source, 0.8)
+    }
+}
+
+#[test]
+fn a_value_held_one_at_a_time_is_recalled_as_last_said() {
+    let sem = Semantic::Unavailable(Degrade::NoEmbedder);
+    let records = vec![
+        said(
+            "old",
+            "User lives in Edinburgh",
+            Source::Synth,
+            "2025-06-01",
+        ),
+        said("new", "User moved to Leith", Source::Synth, "2026-02-01"),
+        said("from", "User is from Porto", Source::Synth, "2025-01-01"),
+        said(
+            "job",
+            "User works at Skyscanner",
+            Source::Synth,
+            "2025-01-01",
+        ),
+        said("job2", "User works for Zeiss", Source::Synth, "2026-01-01"),
+        said(
+            "role",
+            "User works as a data engineer",
+            Source::Synth,
+            "2025-01-01",
+        ),
+    ];
+    let r = run(&records, &sem, "where do I live?");
+    assert!(ids(&r).contains(&"new"), "{:?}", ids(&r));
+    assert!(!ids(&r).contains(&"old"), "{:?}", ids(&r));
+    let old = r
+        .candidates
+        .iter()
+        .find(|c| records[c.scored.index].id == "old");
+    assert_eq!(old.map(|c| c.scored.gate), Some(Gate::Superseded));
+    let r = run(&records, &sem, "what do I do for work?");
+    assert!(
+        ids(&r).contains(&"job2") && ids(&r).contains(&"role"),
+        "{:?}",
+        ids(&r)
+    );
+    assert!(!ids(&r).contains(&"job"), "{:?}", ids(&r));
+    // In every language memory reads; across languages too: a home is a home.
+    let records = vec![
+        said("es-old", "Vivo en Madrid", Source::Synth, "2025-01-01"),
+        said("es-new", "Me mudé a Valencia", Source::Synth, "2026-01-01"),
+    ];
+    let r = run(&records, &sem, "¿Dónde vivo?");
+    assert!(ids(&r).contains(&"es-new"), "{:?}", ids(&r));
+    assert!(!ids(&r).contains(&"es-old"), "{:?}", ids(&r));
+}
+
+#[test]
+fn a_fact_the_user_typed_is_never_set_aside_for_one_a_pass_wrote() {
+    let sem = Semantic::Unavailable(Degrade::NoEmbedder);
+    let records = vec![
+        said("typed", "I live in Edinburgh", Source::User, "2025-06-01"),
+        said("pass", "User moved to Leith", Source::Synth, "2026-02-01"),
+        said("typed2", "I live in Glasgow", Source::User, "2026-03-01"),
+    ];
+    let r = run(&records, &sem, "where do I live?");
+    // The pass cannot set aside what the user typed; a newer typed fact sets aside both.
+    assert!(ids(&r).contains(&"typed2"), "{:?}", ids(&r));
+    assert!(!ids(&r).contains(&"typed"), "{:?}", ids(&r));
+    assert!(!ids(&r).contains(&"pass"), "{:?}", ids(&r));
+}
+
 #[test]
 fn lexical_recall_needs_enough_of_the_query_and_injects_nothing_off_topic() {
     let records = vec![
