@@ -60,6 +60,30 @@ pub fn newer_number(new: &str, old: &str) -> bool {
     !o.is_empty() && n.iter().any(|v| !o.contains(v))
 }
 
+/// Whether `new` is a newer count of what `old` counts: the same words but for a number it
+/// states anew ("User has tried four Korean restaurants so far" of "User has tried three
+/// Korean restaurants"). Recall brings the later said alone.
+pub fn newer_count(new: &str, old: &str) -> bool {
+    if !newer_number(new, old) {
+        return false;
+    }
+    let counted = |t: &str| -> HashSet<String> {
+        word_set(t)
+            .into_iter()
+            .filter(|w| !w.chars().any(|c| c.is_ascii_digit()) && !crate::words::is_count(w))
+            .collect()
+    };
+    let (n, o) = (counted(new), counted(old));
+    if n.is_empty() || o.is_empty() {
+        return false;
+    }
+    let inter = n.intersection(&o).count() as f32;
+    inter / n.union(&o).count() as f32 >= NEWER_COUNT_JACCARD
+}
+
+/// The share of words two counts of one thing have in common, numbers aside.
+const NEWER_COUNT_JACCARD: f32 = 0.6;
+
 /// Whether `a` and `b` say the same (`cosine`, when known, of their embeddings). Two facts that
 /// state different values are never the same, however close their embeddings: "User has 25
 /// plants" is a newer value of "User has 20 plants" (about 0.97 apart in MiniLM), not a copy.

@@ -185,8 +185,8 @@ pub fn cap_answers(ranked: &mut [Scored]) {
 }
 
 /// Of the candidates through the gate that state a value held one at a time (`held`: where the
-/// user lives, who they work for), only the one said last of each kind stays; the others are
-/// [`Gate::Superseded`]. A fact the user typed is never set aside for one a pass wrote.
+/// user lives, who they work for), only the one said last of each kind stays, and of two counts
+/// of one thing the later; the others are [`Gate::Superseded`]. A fact the user typed is never set aside for one a pass wrote.
 pub fn set_aside_superseded(
     records: &[Record],
     ranked: &mut [Scored],
@@ -215,6 +215,22 @@ pub fn set_aside_superseded(
             })
             .collect();
         for k in replaced {
+            ranked[k].gate = Gate::Superseded;
+        }
+    }
+    // "User has tried three Korean restaurants" beside "… four …", said later.
+    let through: Vec<usize> = (0..ranked.len())
+        .filter(|&k| ranked[k].gate.lets_through())
+        .collect();
+    for &k in &through {
+        let older = &records[ranked[k].index];
+        let replaced = through.iter().any(|&n| {
+            let newer = &records[ranked[n].index];
+            newer.last_said() > older.last_said()
+                && (newer.source.is_trusted() || !older.source.is_trusted())
+                && same_fact::newer_count(&newer.text, &older.text)
+        });
+        if replaced {
             ranked[k].gate = Gate::Superseded;
         }
     }

@@ -188,6 +188,59 @@ fn a_value_held_one_at_a_time_is_recalled_as_last_said() {
 }
 
 #[test]
+fn a_newer_count_is_recalled_alone() {
+    let sem = Semantic::Unavailable(Degrade::NoEmbedder);
+    // LongMemEval's knowledge updates (6aeb4375, 6a27ffc2), as a pass writes them.
+    let records = vec![
+        said(
+            "three",
+            "User has tried three Korean restaurants in their city",
+            Source::Synth,
+            "2023-08-11",
+        ),
+        said(
+            "four",
+            "User has tried four different Korean restaurants in their city so far",
+            Source::Synth,
+            "2023-09-30",
+        ),
+        said(
+            "v20",
+            "User has completed 20 videos of Corey Schafer's Python series",
+            Source::Synth,
+            "2023-05-21",
+        ),
+        said(
+            "v30",
+            "User has completed 30 videos of Corey Schafer's Python series",
+            Source::Synth,
+            "2023-05-24",
+        ),
+        said("dogs", "User has two dogs", Source::Synth, "2023-01-01"),
+        said("cats", "User has three cats", Source::Synth, "2023-06-01"),
+    ];
+    let r = run(
+        &records,
+        &sem,
+        "How many Korean restaurants have I tried in my city?",
+    );
+    assert_eq!(ids(&r), vec!["four"], "{:?}", ids(&r));
+    let r = run(
+        &records,
+        &sem,
+        "How many Corey Schafer videos have I completed?",
+    );
+    assert_eq!(ids(&r), vec!["v30"], "{:?}", ids(&r));
+    // Counts of different things both stay.
+    let r = run(&records, &sem, "How many pets do I have, dogs and cats?");
+    assert!(
+        ids(&r).contains(&"dogs") && ids(&r).contains(&"cats"),
+        "{:?}",
+        ids(&r)
+    );
+}
+
+#[test]
 fn a_fact_the_user_typed_is_never_set_aside_for_one_a_pass_wrote() {
     let sem = Semantic::Unavailable(Degrade::NoEmbedder);
     let records = vec![
