@@ -26,6 +26,13 @@ Rules:
  facts      semantic synth records at the end; summaries: episodic records.
  pass time  wall seconds of each consolidate command that read a session (median, p10-p90).
 
+Updates: a record with an `old_answer` (the value the answer replaced; `--old FILE` gives them
+by question_id, as tests/data/updates/longmemeval-old.json does for LongMemEval's knowledge
+updates) is also scored for the old value: `old in recall` when it is found in what recall
+injects, and `beside` when the old value and the answer are both recalled, the stale value
+beside its replacement (tests/data/updates/cases.jsonl: written sessions in English, Spanish
+and French, `--types update,negation`).
+
 Figures are by question type and over all records. Exit status 0, or 2 when the harness fails.
 """
 import argparse
@@ -129,7 +136,11 @@ def score(r, played):
     recall_text = "\n".join(x["text"] for x in played["recalled"])
     facts = [x["text"] for x in played["records"] if x["kind"] == "semantic" and x["source"] == "synth"]
     summaries = [x["text"] for x in played["records"] if x["kind"] == "episodic"]
-    return {"id": r["question_id"], "type": r["question_type"], "question": r["question"],
+    old = r.get("old_answer")
+    olds = {} if old is None else {
+        "old_in_store": found(old, store_text), "old_in_recall": found(old, recall_text),
+        "beside": found(old, recall_text) and found(r["answer"], recall_text)}
+    return {**olds, "id": r["question_id"], "type": r["question_type"], "question": r["question"],
             "answer": str(r["answer"]), "ceiling": found(r["answer"], ceiling_text),
             "in_store": found(r["answer"], store_text), "in_recall": found(r["answer"], recall_text),
             "facts": facts, "summaries": summaries, "recalled": [x["text"] for x in played["recalled"]],
@@ -144,7 +155,12 @@ def score(r, played):
 def figures(rows):
     n = len(rows)
     walls = [w for x in rows for w in x["walls"]]
-    return {"records": n, "ceiling": pct(sum(x["ceiling"] for x in rows), n),
+    updates = [x for x in rows if "beside" in x]
+    olds = {} if not updates else {
+        "updates": len(updates),
+        "old_in_recall": sum(x["old_in_recall"] for x in updates),
+        "beside": sum(x["beside"] for x in updates)}
+    return {**olds, "records": n, "ceiling": pct(sum(x["ceiling"] for x in rows), n),
             "in_store": pct(sum(x["in_store"] for x in rows), n),
             "in_recall": pct(sum(x["in_recall"] for x in rows), n),
             "facts_per_record": statistics.mean([len(x["facts"]) for x in rows]) if rows else None,
@@ -164,6 +180,11 @@ def show(by_type, total):
         print(f"{t:22} {s['records']:3}  {f(s['in_store']):>8}  {f(s['in_recall']):>9}  {f(s['ceiling']):>8}  "
               f"{s['facts_per_record']:9.1f}  {s['passes']:6}  {med}")
     print(f"summaries per session: {total['summaries_per_session']:.2f}; failed passes: {total['failed_passes']}")
+    if "updates" in total:
+        for t, s in list(by_type.items()) + [("all", total)]:
+            if "updates" in s:
+                print(f"{t}: of {s['updates']} updates, the old value recalled in {s['old_in_recall']}, "
+                      f"beside the new one in {s['beside']}")
 
 
 def main():
@@ -173,6 +194,7 @@ def main():
     ap.add_argument("--model", default=os.environ.get("LOCALM_TEST_LLM_MODEL") or os.path.join(ROOT, "test-models", "SmolLM2-135M-Instruct.Q4_1.gguf"))
     ap.add_argument("--embed", default=os.environ.get("LOCALM_TEST_EMBED_MODEL") or os.path.join(ROOT, "test-models", "all-MiniLM-L6-v2"))
     ap.add_argument("--types", default=",".join(TYPES), help="question types to play, comma-separated")
+    ap.add_argument("--old", metavar="FILE", help="old values by question_id (JSON), for records without `old_answer`")
     ap.add_argument("--per-type", type=int, default=0, metavar="N", help="only the first N records of each type")
     ap.add_argument("--max-passes", type=int, default=8, help="passes per session at most (default 8)")
     ap.add_argument("--pass-timeout", type=float, default=900)
@@ -189,6 +211,12 @@ def main():
         if not os.path.exists(p):
             ap.error(f"{p}: not found (scripts/fetch-test-models fetches the test models)")
     recs = load(a.data, a.types.split(","), a.per_type)
+    if a.old:
+        with open(a.old, encoding="utf-8") as f:
+            old = json.load(f)
+        recs = [r for r in recs if r["question_id"] in old or "old_answer" in r]
+        for r in recs:
+            r.setdefault("old_answer", old.get(r["question_id"]))
     if not recs:
         ap.error(f"no records of types {a.types} in {a.data}")
     parent = tempfile.mkdtemp(prefix="localm-lme-")
@@ -219,7 +247,8 @@ def main():
     if a.misses and not a.aggregate_only:
         for x in rows:
             print(f"\n[{x['type']}] {x['id']}: {x['question']}  -> {x['answer']}")
-            print(f"  store {int(x['in_store'])} recall {int(x['in_recall'])} ceiling {int(x['ceiling'])}")
+            print(f"  store {int(x['in_store'])} recall {int(x['in_recall'])} ceiling {int(x['ceiling'])}"
+                  + (f" old in recall {int(x['old_in_recall'])} beside {int(x['beside'])}" if "beside" in x else ""))
             for t in x["facts"]:
                 print(f"  fact: {t}")
             for t in x["summaries"]:

@@ -118,8 +118,18 @@ pub const READER: Reader = Reader {
             told: &["saya bekerja", "saya kerja", "pekerjaan saya"],
         },
         one_at_a_time: OneAtATime {
-            home: &["saya tinggal di", "tinggal di", "pindah ke"],
-            employer: &["saya bekerja di", "bekerja di", "kerja di"],
+            home: &[
+                "saya tinggal di",
+                "aku tinggal di",
+                "saya pindah ke",
+                "aku pindah ke",
+            ],
+            employer: &[
+                "saya bekerja di",
+                "saya kerja di",
+                "aku bekerja di",
+                "aku kerja di",
+            ],
         },
     },
     letters: Letters {

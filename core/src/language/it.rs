@@ -119,7 +119,13 @@ pub const READER: Reader = Reader {
             told: &["vivo a", "abito a", "vivo in", "abito in", "sono di"],
         },
         work: Cues {
-            asked: &["che lavoro faccio", "dove lavoro", "qual è il mio lavoro"],
+            asked: &[
+                "che lavoro faccio",
+                "dove lavoro",
+                "qual è il mio lavoro",
+                "per quale azienda lavoro",
+                "per chi lavoro",
+            ],
             told: &[
                 "lavoro come",
                 "lavoro a",

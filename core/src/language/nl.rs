@@ -76,7 +76,7 @@ pub const READER: Reader = Reader {
             told: &["ik werk", "mijn beroep"],
         },
         one_at_a_time: OneAtATime {
-            home: &["ik woon", "verhuisd naar"],
+            home: &["ik woon", "ik ben verhuisd naar"],
             employer: &["ik werk bij", "ik werk voor"],
         },
     },

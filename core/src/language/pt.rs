@@ -91,7 +91,13 @@ pub const READER: Reader = Reader {
             told: &["moro em", "vivo em", "moro no", "moro na"],
         },
         work: Cues {
-            asked: &["o que eu faço", "onde eu trabalho", "qual é o meu trabalho"],
+            asked: &[
+                "o que eu faço",
+                "onde eu trabalho",
+                "qual é o meu trabalho",
+                "em que empresa eu trabalho",
+                "para qual empresa eu trabalho",
+            ],
             told: &["trabalho como", "trabalho em", "trabalho na", "trabalho no"],
         },
         one_at_a_time: OneAtATime {

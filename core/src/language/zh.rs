@@ -76,8 +76,8 @@ pub const READER: Reader = Reader {
             told: &["我的工作", "我是一名", "工作是", "上班"],
         },
         one_at_a_time: OneAtATime {
-            home: &["住在", "我住", "搬到"],
-            employer: &["上班", "入职"],
+            home: &["我住在", "我住", "我搬到", "我搬去"],
+            employer: &["我在…上班", "我在…工作"],
         },
     },
     letters: Letters {

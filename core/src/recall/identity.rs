@@ -149,11 +149,24 @@ pub fn held(fact: &str) -> Option<Held> {
     let unspaced = fold(fact);
     one_at_a_time().iter().find_map(|(held, p)| {
         let says = if p.chars().any(crate::words::is_cjk) {
-            unspaced.contains(p)
+            in_order(&unspaced, p)
         } else {
             line.contains(&format!(" {p} "))
         };
         says.then_some(*held)
+    })
+}
+
+/// Whether `text` holds the pieces of `phrase` in order, "…" standing for anything between
+/// ("我在…上班": "我在百度上班", not "我妹妹在谷歌上班").
+fn in_order(text: &str, phrase: &str) -> bool {
+    let mut rest = text;
+    phrase.split('…').all(|piece| match rest.find(piece) {
+        Some(at) => {
+            rest = &rest[at + piece.len()..];
+            true
+        }
+        None => false,
     })
 }
 
@@ -284,6 +297,12 @@ mod tests {
             ("我叫什么名字？", Some(Asked::Name)),
             ("私の名前は何ですか？", Some(Asked::Name)),
             ("제 이름이 뭐예요?", Some(Asked::Name)),
+            ("Which company do I work for?", Some(Asked::Work)),
+            ("¿En qué empresa trabajo?", Some(Asked::Work)),
+            (
+                "Pour quelle entreprise est-ce que je travaille ?",
+                Some(Asked::Work),
+            ),
             ("Comment je m'appelle mon chat ?", None),
             ("我叫了外卖", None),
         ] {
@@ -293,6 +312,34 @@ mod tests {
         assert_eq!(answers("Ich wohne in Bremen"), [Asked::Home]);
         assert_eq!(answers("Me dedico a la enfermería"), [Asked::Work]);
         assert_eq!(answers("서울에 살고 있어요"), [Asked::Home]);
+    }
+
+    #[test]
+    fn values_held_one_at_a_time() {
+        for (fact, want) in [
+            ("User moved to Leith in August 2026", Some(Held::Home)),
+            ("User lives in Edinburgh", Some(Held::Home)),
+            ("Me mudé a Valencia en septiembre.", Some(Held::Home)),
+            ("J'habite à Lyon depuis cinq ans.", Some(Held::Home)),
+            ("我住在上海", Some(Held::Home)),
+            ("User works at Zeiss now", Some(Held::Employer)),
+            (
+                "Ahora trabajo en Glovo, en el equipo de datos.",
+                Some(Held::Employer),
+            ),
+            ("Ich arbeite bei Zeiss in Jena", Some(Held::Employer)),
+            ("我在百度上班", Some(Held::Employer)),
+            // Someone else's home or work is not the user's.
+            ("User's sister lives in Manchester", None),
+            ("我妹妹在谷歌上班", None),
+            ("Mein Bruder ist nach Berlin umgezogen", None),
+            // Where from, what as, and a thing that lives somewhere are no such values.
+            ("User is from Porto", None),
+            ("User works as a nurse", None),
+            ("User's sister Ana lives abroad", None),
+        ] {
+            assert_eq!(held(fact), want, "{fact}");
+        }
     }
 
     #[test]

@@ -216,6 +216,21 @@ fn a_newer_count_is_recalled_alone() {
             Source::Synth,
             "2023-05-24",
         ),
+        Record {
+            kind: Kind::Episodic,
+            ..said(
+                "b12",
+                "Said they have read 12 books in 2026 so far",
+                Source::Synth,
+                "2026-02-02",
+            )
+        },
+        said(
+            "b20",
+            "User has read 20 books in 2026",
+            Source::Synth,
+            "2026-06-08",
+        ),
         said("dogs", "User has two dogs", Source::Synth, "2023-01-01"),
         said("cats", "User has three cats", Source::Synth, "2023-06-01"),
     ];
@@ -231,6 +246,9 @@ fn a_newer_count_is_recalled_alone() {
         "How many Corey Schafer videos have I completed?",
     );
     assert_eq!(ids(&r), vec!["v30"], "{:?}", ids(&r));
+    // A summary's count, as the fact's (the bench's written case en-count).
+    let r = run(&records, &sem, "How many books have I read in 2026?");
+    assert_eq!(ids(&r), vec!["b20"], "{:?}", ids(&r));
     // Counts of different things both stay.
     let r = run(&records, &sem, "How many pets do I have, dogs and cats?");
     assert!(
