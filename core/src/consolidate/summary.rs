@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 
 use super::disclose;
-use super::lexicon::{ASKING, CLAUSE_OPENERS, DANGLING, FILLER, FRAME, HANGING};
+use super::lexicon::{ASKING, CLAUSE_OPENERS, DANGLING, FILLER, FRAME, HANGING, NO, YES};
 use crate::language::Lang;
 use crate::session::Session;
 use crate::words::bare;
@@ -56,9 +56,11 @@ pub fn candidates(s: &Session) -> Vec<String> {
         .into_iter()
         .filter(|d| d.lang == Lang::English)
         .map(|d| format!("Said {}", third_person(&d.clause)));
+    // "Not anymore, I quit in 2022" answers the assistant: what it says is in the disclosures
+    // ("Said they quit smoking in 2022"), never the reply as said.
     let plain = sentences
         .iter()
-        .filter(|(_, q)| !q)
+        .filter(|(t, q)| !q && !a_reply(t))
         .map(|(t, _)| format!("Said {}", third_person(t)));
     let mut out: Vec<String> = Vec::new();
     for t in asked.chain(disclosed).chain(plain) {
@@ -70,6 +72,17 @@ pub fn candidates(s: &Session) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether `sentence` opens with a yes or a no: a reply to the assistant's question.
+fn a_reply(sentence: &str) -> bool {
+    let folded = crate::words::fold(sentence);
+    let opens = |w: &str| {
+        folded
+            .strip_prefix(w)
+            .is_some_and(|r| r.chars().next().is_none_or(|c| !c.is_alphanumeric()))
+    };
+    NO.iter().any(|(w, _)| opens(w)) || YES.iter().any(|w| opens(w))
 }
 
 /// Whether the summary `text` only repeats one of `facts`: every content word it has past its
@@ -283,6 +296,21 @@ mod tests {
             Some("Said they moved to Lisbon last year, and they teach chemistry there")
         );
         assert_eq!(of("ok thanks"), None);
+    }
+
+    #[test]
+    fn a_reply_to_the_assistant_is_summarised_by_what_it_says() {
+        // The written update case en-smoke: "Said Not anymore, they quit in 2022" before.
+        let s = session(&[
+            ("assistant", "Do you still smoke?"),
+            ("user", "Not anymore, I quit in 2022."),
+        ]);
+        let all = candidates(&s);
+        assert!(all.iter().all(|t| !t.contains("Not anymore")), "{all:?}");
+        assert_eq!(
+            all.first().map(String::as_str),
+            Some("Said they quit smoking in 2022")
+        );
     }
 
     #[test]
