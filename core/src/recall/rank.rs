@@ -192,47 +192,28 @@ pub fn set_aside_superseded(
     ranked: &mut [Scored],
     held: impl Fn(usize) -> Option<Held>,
 ) {
-    for kind in [Held::Home, Held::Employer] {
-        let of_kind: Vec<usize> = (0..ranked.len())
-            .filter(|&k| {
-                let i = ranked[k].index;
-                ranked[k].gate.lets_through()
-                    && records[i].kind == Kind::Semantic
-                    && held(i) == Some(kind)
-            })
-            .collect();
-        let replaced: Vec<usize> = of_kind
-            .iter()
-            .copied()
-            .filter(|&k| {
-                let older = &records[ranked[k].index];
-                of_kind.iter().any(|&n| {
-                    let newer = &records[ranked[n].index];
-                    newer.last_said() > older.last_said()
-                        && same_fact::key(&older.text) != same_fact::key(&newer.text)
-                        && (newer.source.is_trusted() || !older.source.is_trusted())
-                })
-            })
-            .collect();
-        for k in replaced {
-            ranked[k].gate = Gate::Superseded;
-        }
-    }
-    // "User has tried three Korean restaurants" beside "… four …", said later.
     let through: Vec<usize> = (0..ranked.len())
         .filter(|&k| ranked[k].gate.lets_through())
         .collect();
-    for &k in &through {
-        let older = &records[ranked[k].index];
-        let replaced = through.iter().any(|&n| {
-            let newer = &records[ranked[n].index];
-            newer.last_said() > older.last_said()
-                && (newer.source.is_trusted() || !older.source.is_trusted())
-                && same_fact::newer_count(&newer.text, &older.text)
-        });
-        if replaced {
-            ranked[k].gate = Gate::Superseded;
-        }
+    // Whether the candidate at `n` replaces the one at `k`.
+    let replaces = |n: usize, k: usize| {
+        let (i, j) = (ranked[n].index, ranked[k].index);
+        let (newer, older) = (&records[i], &records[j]);
+        let one_value = held(i).is_some_and(|h| held(j) == Some(h))
+            && newer.kind == Kind::Semantic
+            && older.kind == Kind::Semantic
+            && same_fact::key(&newer.text) != same_fact::key(&older.text);
+        newer.last_said() > older.last_said()
+            && (newer.source.is_trusted() || !older.source.is_trusted())
+            && (one_value || same_fact::newer_count(&newer.text, &older.text))
+    };
+    let replaced: Vec<usize> = through
+        .iter()
+        .copied()
+        .filter(|&k| through.iter().any(|&n| replaces(n, k)))
+        .collect();
+    for k in replaced {
+        ranked[k].gate = Gate::Superseded;
     }
 }
 
