@@ -5,6 +5,7 @@
 
 use std::fs;
 
+use chrono::Datelike;
 use localm_tests::fixtures::write_settings;
 use localm_tests::{Env, llm_model};
 use serde_json::Value;
@@ -481,9 +482,17 @@ fn plans_with_a_day_or_a_week_expire_and_read_as_facts() {
             .find(|r| r["text"].as_str().unwrap().contains(part))
             .unwrap_or_else(|| panic!("no fact with {part:?}: {records:?}"))
     };
+    // The day is dated from when it was said: the next Monday after today.
+    let mut monday = chrono::Utc::now().date_naive().succ_opt().unwrap();
+    while monday.weekday() != chrono::Weekday::Mon {
+        monday = monday.succ_opt().unwrap();
+    }
     assert_eq!(
         fact("night shift")["text"],
-        "User has a night shift on Monday"
+        format!(
+            "User has a night shift on Monday {}",
+            monday.format("%-d %B %Y")
+        )
     );
     assert!(
         fact("night shift")["valid_until"].is_string(),
