@@ -737,6 +737,40 @@ pub(crate) const NO_AGAIN: &[&str] = &[
     "not at all",
 ];
 
+/// Openings of a sentence that greets or reacts, never what a session was about ("Oh, that's
+/// cool", "Hello, my name is …", "That sounds like a tough job").
+pub(crate) const REACTIONS: &[&str] = &[
+    "oh",
+    "wow",
+    "cool",
+    "nice",
+    "awesome",
+    "great",
+    "haha",
+    "lol",
+    "ok",
+    "okay",
+    "hi",
+    "hello",
+    "hey",
+    "good morning",
+    "good evening",
+    "that's",
+    "thats",
+    "that is",
+    "that sounds",
+    "sounds",
+    "it sounds",
+    "interesting",
+    "really",
+    "thanks",
+    "thank you",
+    "yay",
+    "aw",
+    "aww",
+    "ugh",
+];
+
 /// What a reply to "Do you still smoke?" says it stopped with: "I quit in 2022".
 pub(crate) const STOPPED: &[&str] = &["i quit", "i stopped", "i gave up"];
 

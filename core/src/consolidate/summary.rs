@@ -7,7 +7,9 @@
 use std::collections::HashSet;
 
 use super::disclose;
-use super::lexicon::{ASKING, CLAUSE_OPENERS, DANGLING, FILLER, FRAME, HANGING, NO, YES};
+use super::lexicon::{
+    ASKING, CLAUSE_OPENERS, DANGLING, FILLER, FRAME, HANGING, NO, REACTIONS, YES,
+};
 use crate::language::Lang;
 use crate::session::Session;
 use crate::words::bare;
@@ -38,10 +40,13 @@ pub fn candidates(s: &Session) -> Vec<String> {
         .filter(|t| crate::language::of(t) == Lang::English)
         .collect();
     let sentences: Vec<(String, bool)> = typed.iter().flat_map(|t| sentences(t)).collect();
+    // "Asked what kind of truck the assistant drives" is small talk; "Asked the assistant to …"
+    // is what the session was for.
     let asked = sentences
         .iter()
         .filter(|(_, q)| *q)
-        .filter_map(|(q, _)| asked(q));
+        .filter_map(|(q, _)| asked(q))
+        .filter(|t| !t.contains("the assistant") || t.starts_with("Asked the assistant to "));
     let said: Vec<disclose::Said> = s
         .lines
         .iter()
@@ -60,7 +65,7 @@ pub fn candidates(s: &Session) -> Vec<String> {
     // ("Said they quit smoking in 2022"), never the reply as said.
     let plain = sentences
         .iter()
-        .filter(|(t, q)| !q && !a_reply(t))
+        .filter(|(t, q)| !q && !a_reply(t) && !small_talk(t))
         .map(|(t, _)| format!("Said {}", third_person(t)));
     let mut out: Vec<String> = Vec::new();
     for t in asked.chain(disclosed).chain(plain) {
@@ -83,6 +88,21 @@ fn a_reply(sentence: &str) -> bool {
             .is_some_and(|r| r.chars().next().is_none_or(|c| !c.is_alphanumeric()))
     };
     NO.iter().any(|(w, _)| opens(w)) || YES.iter().any(|w| opens(w))
+}
+
+/// Whether `sentence` greets, reacts, or holds a template's placeholder ("Oh, that's cool",
+/// "Hello, my name is (user 1 name)"): no line of what the session was about.
+fn small_talk(sentence: &str) -> bool {
+    let folded = crate::words::fold(sentence);
+    let opens = |w: &str| {
+        folded
+            .strip_prefix(w)
+            .is_some_and(|r| r.chars().next().is_none_or(|c| !c.is_alphanumeric()))
+    };
+    REACTIONS.iter().any(|w| opens(w))
+        || sentence.contains(['[', ']', '{', '}', '<', '>'])
+        || folded.contains("user 1")
+        || folded.contains("user 2")
 }
 
 /// Whether the summary `text` only repeats one of `facts`: every content word it has past its
@@ -296,6 +316,25 @@ mod tests {
             Some("Said they moved to Lisbon last year, and they teach chemistry there")
         );
         assert_eq!(of("ok thanks"), None);
+    }
+
+    /// The lines from persona chats, each no summary now; what the user said of
+    /// themself is.
+    #[test]
+    fn greetings_reactions_and_questions_to_the_assistant_are_no_summary() {
+        for user in [
+            "Oh, that's cool.",
+            "Hello, my name is (user 1 name).",
+            "That sounds like a tough job.",
+            "What kind of truck do you drive?",
+            "Wow, nice. How are you doing today?",
+        ] {
+            assert_eq!(of(user), None, "{user}");
+        }
+        assert_eq!(
+            of("Oh, that's cool. I drive a truck for a living.").as_deref(),
+            Some("Said they drive a truck for a living")
+        );
     }
 
     #[test]
