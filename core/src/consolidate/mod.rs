@@ -999,6 +999,12 @@ fn summarise(
         let refused = Why::Refused(guard::Refusal::Secret);
         return Ok(Err((Some(crate::secret::redact(&text)), refused)));
     }
+    if summary::of_the_assistant(&text) {
+        return Ok(Err((
+            Some(text),
+            Why::Other("about the assistant, not what the session was for"),
+        )));
+    }
     Ok(match guard::refuse_summary(&text, cx) {
         Some(refusal) => Err((Some(text), Why::Refused(refusal))),
         None => Ok(text),

@@ -40,13 +40,10 @@ pub fn candidates(s: &Session) -> Vec<String> {
         .filter(|t| crate::language::of(t) == Lang::English)
         .collect();
     let sentences: Vec<(String, bool)> = typed.iter().flat_map(|t| sentences(t)).collect();
-    // "Asked what kind of truck the assistant drives" is small talk; "Asked the assistant to …"
-    // is what the session was for.
     let asked = sentences
         .iter()
         .filter(|(_, q)| *q)
-        .filter_map(|(q, _)| asked(q))
-        .filter(|t| !t.contains("the assistant") || t.starts_with("Asked the assistant to "));
+        .filter_map(|(q, _)| asked(q));
     let said: Vec<disclose::Said> = s
         .lines
         .iter()
@@ -68,7 +65,11 @@ pub fn candidates(s: &Session) -> Vec<String> {
         .filter(|(t, q)| !q && !a_reply(t) && !small_talk(t))
         .map(|(t, _)| format!("Said {}", third_person(t)));
     let mut out: Vec<String> = Vec::new();
-    for t in asked.chain(disclosed).chain(plain) {
+    for t in asked
+        .chain(disclosed)
+        .chain(plain)
+        .filter(|t| !of_the_assistant(t))
+    {
         if substantial(&t)
             && let Some(t) = finish(&t)
             && !out.contains(&t)
@@ -90,6 +91,13 @@ fn a_reply(sentence: &str) -> bool {
     NO.iter().any(|(w, _)| opens(w)) || YES.iter().any(|w| opens(w))
 }
 
+/// Whether a summary line is about the assistant, not what the session was for: "Asked what
+/// kind of truck the assistant drives", "Said they hope the assistant finds a job" ("Asked the
+/// assistant to …" asks for what the session was for). The model's line is held to it too.
+pub fn of_the_assistant(line: &str) -> bool {
+    line.contains("the assistant") && !line.starts_with("Asked the assistant to ")
+}
+
 /// Whether `sentence` greets, reacts, or holds a template's placeholder ("Oh, that's cool",
 /// "Hello, my name is (user 1 name)"): no line of what the session was about.
 fn small_talk(sentence: &str) -> bool {
@@ -101,8 +109,9 @@ fn small_talk(sentence: &str) -> bool {
     };
     REACTIONS.iter().any(|w| opens(w))
         || sentence.contains(['[', ']', '{', '}', '<', '>'])
-        || folded.contains("user 1")
-        || folded.contains("user 2")
+        || ["user 1", "user 2", "user1", "user2"]
+            .iter()
+            .any(|p| folded.contains(p))
 }
 
 /// Whether the summary `text` only repeats one of `facts`: every content word it has past its
@@ -328,6 +337,9 @@ mod tests {
             "That sounds like a tough job.",
             "What kind of truck do you drive?",
             "Wow, nice. How are you doing today?",
+            "It's nice to meet you too, Jane.",
+            "I hope you can find a better job soon.",
+            "I like to get mine from user1_shawarma_place.",
         ] {
             assert_eq!(of(user), None, "{user}");
         }

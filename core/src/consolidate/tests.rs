@@ -642,6 +642,27 @@ fn a_summary_by_rule_says_what_the_facts_do_not() {
 }
 
 #[test]
+fn a_model_summary_about_the_assistant_is_refused() {
+    let f = fixture();
+    f.session(
+        "s1",
+        &[(
+            "user",
+            "What's your favorite video game? I spent the weekend building a birdhouse with my daughter.",
+        )],
+    );
+    let later = now() + chrono::Duration::hours(3);
+    let small_talk = r#"{"summary": "Asked about the assistant's favorite video game"}"#;
+    let (r, _) = f.run(r#"{"facts": []}"#, "", small_talk, later);
+    let lines: Vec<&str> = r.episodic.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(
+        lines,
+        ["Said they spent the weekend building a birdhouse with their daughter"],
+        "{r:?}"
+    );
+}
+
+#[test]
 fn a_summary_dates_its_relative_times_from_the_session() {
     let f = fixture();
     // Wednesday 2 December 2026; the pass runs days later.
