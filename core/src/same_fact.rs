@@ -60,25 +60,36 @@ pub fn newer_number(new: &str, old: &str) -> bool {
     !o.is_empty() && n.iter().any(|v| !o.contains(v))
 }
 
-/// Whether `new` is a newer count of what `old` counts: the same words but for a number it
-/// states anew ("User has tried four Korean restaurants so far" of "User has tried three
-/// Korean restaurants"). Recall brings the later said alone.
-pub fn newer_count(new: &str, old: &str) -> bool {
-    if !newer_number(new, old) {
-        return false;
-    }
-    let counted = |t: &str| -> HashSet<String> {
-        word_set(t)
+/// What a fact counts, read once: the numbers it states and its other content words.
+pub struct Counted {
+    numbers: HashSet<String>,
+    words: HashSet<String>,
+}
+
+impl Counted {
+    pub fn of(text: &str) -> Counted {
+        let numbers = values(text)
+            .into_iter()
+            .filter(|v| v.chars().any(|c| c.is_ascii_digit()) || crate::words::is_count(v))
+            .collect();
+        let words = word_set(text)
             .into_iter()
             .filter(|w| !w.chars().any(|c| c.is_ascii_digit()) && !crate::words::is_count(w))
-            .collect()
-    };
-    let (n, o) = (counted(new), counted(old));
-    if n.is_empty() || o.is_empty() {
-        return false;
+            .collect();
+        Counted { numbers, words }
     }
-    let inter = n.intersection(&o).count() as f32;
-    inter / n.union(&o).count() as f32 >= NEWER_COUNT_JACCARD
+
+    /// Whether this is a newer count of what `old` counts: the same words but for a number it
+    /// states anew ("User has tried four Korean restaurants so far" of "User has tried three
+    /// Korean restaurants"). Recall brings the later said alone.
+    pub fn newer_than(&self, old: &Counted) -> bool {
+        let anew = !old.numbers.is_empty() && self.numbers.iter().any(|v| !old.numbers.contains(v));
+        if !anew || self.words.is_empty() || old.words.is_empty() {
+            return false;
+        }
+        let inter = self.words.intersection(&old.words).count() as f32;
+        inter / self.words.union(&old.words).count() as f32 >= NEWER_COUNT_JACCARD
+    }
 }
 
 /// The share of words two counts of one thing have in common, numbers aside.

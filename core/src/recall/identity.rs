@@ -127,10 +127,18 @@ pub enum Held {
     Employer,
 }
 
-/// Every reader's phrases of a value held one at a time, with what each states.
-fn one_at_a_time() -> &'static [(Held, &'static str)] {
-    static PHRASES: OnceLock<Vec<(Held, &'static str)>> = OnceLock::new();
+/// Every reader's phrases of a value held one at a time, with what each states: a spaced one
+/// with a space at each end (matched on whole words), one in letters without spaces as written.
+fn one_at_a_time() -> &'static [(Held, String)] {
+    static PHRASES: OnceLock<Vec<(Held, String)>> = OnceLock::new();
     PHRASES.get_or_init(|| {
+        let as_matched = |p: &str| {
+            if p.chars().any(crate::words::is_cjk) {
+                p.to_string()
+            } else {
+                format!(" {p} ")
+            }
+        };
         READERS
             .iter()
             .flat_map(|r| {
@@ -138,6 +146,7 @@ fn one_at_a_time() -> &'static [(Held, &'static str)] {
                 let home = o.home.iter().map(|p| (Held::Home, *p));
                 home.chain(o.employer.iter().map(|p| (Held::Employer, *p)))
             })
+            .map(|(held, p)| (held, as_matched(p)))
             .collect()
     })
 }
@@ -148,10 +157,10 @@ pub fn held(fact: &str) -> Option<Held> {
     let line = spaced(fact).line;
     let unspaced = fold(fact);
     one_at_a_time().iter().find_map(|(held, p)| {
-        let says = if p.chars().any(crate::words::is_cjk) {
-            in_order(&unspaced, p)
+        let says = if p.starts_with(' ') {
+            line.contains(p.as_str())
         } else {
-            line.contains(&format!(" {p} "))
+            in_order(&unspaced, p)
         };
         says.then_some(*held)
     })

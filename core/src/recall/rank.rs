@@ -195,22 +195,29 @@ pub fn set_aside_superseded(
     let through: Vec<usize> = (0..ranked.len())
         .filter(|&k| ranked[k].gate.lets_through())
         .collect();
-    // Whether the candidate at `n` replaces the one at `k`.
+    // What each counts, read once: the pairs below are many.
+    let counted: Vec<same_fact::Counted> = through
+        .iter()
+        .map(|&k| same_fact::Counted::of(&records[ranked[k].index].text))
+        .collect();
+    // Whether the candidate at `through[n]` replaces the one at `through[k]`.
     let replaces = |n: usize, k: usize| {
-        let (i, j) = (ranked[n].index, ranked[k].index);
+        let (i, j) = (ranked[through[n]].index, ranked[through[k]].index);
         let (newer, older) = (&records[i], &records[j]);
+        if newer.last_said() <= older.last_said()
+            || (older.source.is_trusted() && !newer.source.is_trusted())
+        {
+            return false;
+        }
         let one_value = held(i).is_some_and(|h| held(j) == Some(h))
             && newer.kind == Kind::Semantic
             && older.kind == Kind::Semantic
             && same_fact::key(&newer.text) != same_fact::key(&older.text);
-        newer.last_said() > older.last_said()
-            && (newer.source.is_trusted() || !older.source.is_trusted())
-            && (one_value || same_fact::newer_count(&newer.text, &older.text))
+        one_value || counted[n].newer_than(&counted[k])
     };
-    let replaced: Vec<usize> = through
-        .iter()
-        .copied()
-        .filter(|&k| through.iter().any(|&n| replaces(n, k)))
+    let replaced: Vec<usize> = (0..through.len())
+        .filter(|&k| (0..through.len()).any(|n| replaces(n, k)))
+        .map(|k| through[k])
         .collect();
     for k in replaced {
         ranked[k].gate = Gate::Superseded;
