@@ -20,9 +20,9 @@ use super::lexicon::{
     ADVERBS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER, FUTURE, GIVING,
     INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE, NOT_FACTUAL, NOT_IN_A_NAME,
     NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING, PASSING_IDIOMS, PAST_VERBS,
-    PLAN_OF_THE_MOMENT, POINTED_VERBS, POINTING, POINTING_SUBJECT, PREPOSITIONS, QUESTION_WORDS,
-    REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS, SPLIT_SUBJECTS, SPLIT_WORDS, THE_DAY,
-    TITLES, TRAILING, VAGUE,
+    PLACEHOLDER_MARKS, PLAN_OF_THE_MOMENT, POINTED_VERBS, POINTING, POINTING_SUBJECT, PREPOSITIONS,
+    QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS, SPLIT_SUBJECTS,
+    SPLIT_WORDS, THE_DAY, TITLES, TRAILING, VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
 use super::things::{bare_case, comma_pieces, last_title, my_one_thing, my_thing, my_things};
@@ -1332,7 +1332,7 @@ fn addressed(c: &Clause) -> Step {
 
 fn placeholder(c: &Clause) -> Step {
     c.text
-        .contains(['[', ']', '{', '}', '<', '>'])
+        .contains(PLACEHOLDER_MARKS)
         .then(|| Dropped::by(Rule::Placeholder))
         .into()
 }

@@ -737,6 +737,9 @@ pub(crate) const NO_AGAIN: &[&str] = &[
     "not at all",
 ];
 
+/// The marks of a template's placeholder ("[your name]", "{name}", "<city>").
+pub(crate) const PLACEHOLDER_MARKS: [char; 6] = ['[', ']', '{', '}', '<', '>'];
+
 /// Openings of a sentence that greets or reacts, never what a session was about ("Oh, that's
 /// cool", "Hello, my name is …", "That sounds like a tough job").
 pub(crate) const REACTIONS: &[&str] = &[

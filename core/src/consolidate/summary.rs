@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use super::disclose;
 use super::lexicon::{
-    ASKING, CLAUSE_OPENERS, DANGLING, FILLER, FRAME, HANGING, NO, REACTIONS, YES,
+    ASKING, CLAUSE_OPENERS, DANGLING, FILLER, FRAME, HANGING, NO, PLACEHOLDER_MARKS, REACTIONS, YES,
 };
 use crate::language::Lang;
 use crate::session::Session;
@@ -83,12 +83,14 @@ pub fn candidates(s: &Session) -> Vec<String> {
 /// Whether `sentence` opens with a yes or a no: a reply to the assistant's question.
 fn a_reply(sentence: &str) -> bool {
     let folded = crate::words::fold(sentence);
-    let opens = |w: &str| {
-        folded
-            .strip_prefix(w)
-            .is_some_and(|r| r.chars().next().is_none_or(|c| !c.is_alphanumeric()))
-    };
-    NO.iter().any(|(w, _)| opens(w)) || YES.iter().any(|w| opens(w))
+    NO.iter().any(|(w, _)| opens(&folded, w)) || YES.iter().any(|w| opens(&folded, w))
+}
+
+/// Whether `folded` opens with the words `w` (not a longer word: "no" is not "nobody").
+fn opens(folded: &str, w: &str) -> bool {
+    folded
+        .strip_prefix(w)
+        .is_some_and(|r| r.chars().next().is_none_or(|c| !c.is_alphanumeric()))
 }
 
 /// Whether a summary line is about the assistant, not what the session was for: "Asked what
@@ -102,13 +104,8 @@ pub fn of_the_assistant(line: &str) -> bool {
 /// "Hello, my name is (user 1 name)"): no line of what the session was about.
 fn small_talk(sentence: &str) -> bool {
     let folded = crate::words::fold(sentence);
-    let opens = |w: &str| {
-        folded
-            .strip_prefix(w)
-            .is_some_and(|r| r.chars().next().is_none_or(|c| !c.is_alphanumeric()))
-    };
-    REACTIONS.iter().any(|w| opens(w))
-        || sentence.contains(['[', ']', '{', '}', '<', '>'])
+    REACTIONS.iter().any(|w| opens(&folded, w))
+        || sentence.contains(PLACEHOLDER_MARKS)
         || ["user 1", "user 2", "user1", "user2"]
             .iter()
             .any(|p| folded.contains(p))
