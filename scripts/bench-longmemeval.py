@@ -81,8 +81,18 @@ def when(date):
     return datetime.strptime(f"{day} {hm}", "%Y/%m/%d %H:%M").replace(tzinfo=timezone.utc)
 
 
+def session_name(sid):
+    """A LongMemEval session id as a session log's name."""
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in sid)
+
+
 def play_record(r, a, parent, log):
     data = os.path.join(parent, r["question_id"])
+    if a.reuse and os.path.isdir(data):
+        # A kept store is asked again: recall alone, as the binary under test reads it.
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LOCALM_") and k != "RUST_LOG"}
+        env.update(LOCALM_DATA_DIR=data, LOCALM_MODE="log")
+        return ask(r, a, env, data, [])
     os.makedirs(data)
     env = bp.setup_linked(a.bin, data, a.model, a.embed)
     sdir = os.path.join(data, "sessions")
@@ -91,7 +101,7 @@ def play_record(r, a, parent, log):
     passes = []
     for i in order:
         start = when(r["haystack_dates"][i])
-        sid = "".join(c if c.isalnum() or c in "-_" else "_" for c in r["haystack_session_ids"][i])
+        sid = session_name(r["haystack_session_ids"][i])
         lines = []
         for k, turn in enumerate(r["haystack_sessions"][i]):
             ts = (start + timedelta(minutes=k)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -112,6 +122,10 @@ def play_record(r, a, parent, log):
                 passes.append({"wall_s": wall, "exit": p.returncode, "report": rep})
             if p.returncode != 0 or rep.get("status") != "ok" or not read:
                 break
+    return ask(r, a, env, data, passes)
+
+
+def ask(r, a, env, data, passes):
     lp, _ = run(a.bin, ["memory", "list", "--json"], env, 120)
     if lp.returncode != 0:
         raise HarnessError(f"`localm memory list --json` failed: {lp.stderr.strip()[:300]}")
@@ -122,11 +136,35 @@ def play_record(r, a, parent, log):
     except json.JSONDecodeError:
         raise HarnessError(f"`localm memory recall` failed: {rp.stderr.strip()[:300]}")
     if a.keep_dir:
-        with open(os.path.join(data, "passes.json"), "w", encoding="utf-8") as f:
-            json.dump(passes, f, indent=1)
+        if passes or not os.path.exists(os.path.join(data, "passes.json")):
+            with open(os.path.join(data, "passes.json"), "w", encoding="utf-8") as f:
+                json.dump(passes, f, indent=1)
     else:
         shutil.rmtree(data, ignore_errors=True)
     return {"passes": passes, "records": records, "recalled": recalled}
+
+
+def needed(r):
+    """The answer's sessions (by session log name), each with the lines of the user turns
+    LongMemEval marks as holding the answer."""
+    out = {}
+    for sid, s in zip(r["haystack_session_ids"], r["haystack_sessions"]):
+        lines = {k + 1 for k, t in enumerate(s) if t["role"] == "user" and t.get("has_answer")}
+        if sid in (r.get("answer_session_ids") or []) and lines:
+            out[session_name(sid)] = lines
+    return out
+
+
+def covered(records, need, asked, marked=True):
+    """The answer's sessions of which some record in `records` was read from a marked turn (or,
+    with `marked` false, from any turn of the session) and shares a content word with `asked`
+    (the question and its answer): "User got back from a camping trip to Big Sur" for "how many
+    days did I spend on camping trips", not "User is looking for new hiking boots"."""
+    words = bp.cw(asked)
+    return {sid for sid, lines in need.items()
+            if any(e["session"] == sid and (e["line"] in lines or not marked)
+                   and any(bp.has_word(w, words) for w in bp.cw(x["text"]))
+                   for x in records for e in (x.get("provenance") or {}).get("evidence") or [])}
 
 
 def score(r, played):
@@ -140,7 +178,15 @@ def score(r, played):
     olds = {} if old is None else {
         "old_in_store": found(old, store_text), "old_in_recall": found(old, recall_text),
         "beside": found(old, recall_text) and found(r["answer"], recall_text)}
-    return {**olds, "id": r["question_id"], "type": r["question_type"], "question": r["question"],
+    need = needed(r)
+    asked = f"{r['question']} {r['answer']}"
+    by_id = {x["id"]: x for x in played["records"]}
+    recalled = [by_id[x["id"]] for x in played["recalled"] if x["id"] in by_id]
+    sessions = {} if len(need) < 2 else {
+        "needed": len(need), "needed_in_store": len(covered(played["records"], need, asked)),
+        "needed_in_recall": len(covered(recalled, need, asked)),
+        "session_in_recall": len(covered(recalled, need, asked, marked=False))}
+    return {**olds, **sessions, "id": r["question_id"], "type": r["question_type"], "question": r["question"],
             "answer": str(r["answer"]), "ceiling": found(r["answer"], ceiling_text),
             "in_store": found(r["answer"], store_text), "in_recall": found(r["answer"], recall_text),
             "facts": facts, "summaries": summaries, "recalled": [x["text"] for x in played["recalled"]],
@@ -160,6 +206,17 @@ def figures(rows):
         "updates": len(updates),
         "old_in_recall": sum(x["old_in_recall"] for x in updates),
         "beside": sum(x["beside"] for x in updates)}
+    multi = [x for x in rows if "needed" in x]
+    if multi:
+        olds.update({
+            "multi": len(multi),
+            "all_needed_in_store": sum(x["needed_in_store"] == x["needed"] for x in multi),
+            "all_needed_in_recall": sum(x["needed_in_recall"] == x["needed"] for x in multi),
+            "sessions_needed": sum(x["needed"] for x in multi),
+            "sessions_in_store": sum(x["needed_in_store"] for x in multi),
+            "sessions_in_recall": sum(x["needed_in_recall"] for x in multi),
+            "any_turn_in_recall": sum(x["session_in_recall"] for x in multi),
+            "all_any_turn_in_recall": sum(x["session_in_recall"] == x["needed"] for x in multi)})
     return {**olds, "records": n, "ceiling": pct(sum(x["ceiling"] for x in rows), n),
             "in_store": pct(sum(x["in_store"] for x in rows), n),
             "in_recall": pct(sum(x["in_recall"] for x in rows), n),
@@ -180,6 +237,15 @@ def show(by_type, total):
         print(f"{t:22} {s['records']:3}  {f(s['in_store']):>8}  {f(s['in_recall']):>9}  {f(s['ceiling']):>8}  "
               f"{s['facts_per_record']:9.1f}  {s['passes']:6}  {med}")
     print(f"summaries per session: {total['summaries_per_session']:.2f}; failed passes: {total['failed_passes']}")
+    if "multi" in total:
+        for t, s in list(by_type.items()) + [("all", total)]:
+            if "multi" in s:
+                print(f"{t}: of {s['multi']} answers drawn from several sessions, every session's fact "
+                      f"in store {s['all_needed_in_store']}, in recall {s['all_needed_in_recall']}; "
+                      f"of their {s['sessions_needed']} sessions, a fact from the answer's turn in store "
+                      f"{s['sessions_in_store']}, in recall {s['sessions_in_recall']}; a fact of the answer's "
+                      f"words from any turn of the session in recall {s['any_turn_in_recall']} "
+                      f"(every session: {s['all_any_turn_in_recall']} answers)")
     if "updates" in total:
         for t, s in list(by_type.items()) + [("all", total)]:
             if "updates" in s:
@@ -203,6 +269,9 @@ def main():
     ap.add_argument("--json", metavar="OUT", help="write figures (and, unless --aggregate-only, rows) as JSON")
     ap.add_argument("--keep-dir", action="store_true",
                     help="keep each record's data dir, with its passes' reports in passes.json")
+    ap.add_argument("--reuse", metavar="DIR",
+                    help="keep the records' data dirs in DIR; a record whose dir is there already "
+                         "is only asked again (recall by --bin over the store kept), not replayed")
     a = ap.parse_args()
     if not a.bin:
         ap.error("--bin is required")
@@ -219,7 +288,10 @@ def main():
             r.setdefault("old_answer", old.get(r["question_id"]))
     if not recs:
         ap.error(f"no records of types {a.types} in {a.data}")
-    parent = tempfile.mkdtemp(prefix="localm-lme-")
+    if a.reuse:
+        a.keep_dir = True
+        os.makedirs(a.reuse, exist_ok=True)
+    parent = a.reuse or tempfile.mkdtemp(prefix="localm-lme-")
     log = lambda m: print(m, file=sys.stderr, flush=True)
     rows = []
     try:
@@ -248,7 +320,10 @@ def main():
         for x in rows:
             print(f"\n[{x['type']}] {x['id']}: {x['question']}  -> {x['answer']}")
             print(f"  store {int(x['in_store'])} recall {int(x['in_recall'])} ceiling {int(x['ceiling'])}"
-                  + (f" old in recall {int(x['old_in_recall'])} beside {int(x['beside'])}" if "beside" in x else ""))
+                  + (f" old in recall {int(x['old_in_recall'])} beside {int(x['beside'])}" if "beside" in x else "")
+                  + (f" sessions {x['needed']} in store {x['needed_in_store']} in recall {x['needed_in_recall']}"
+                     f" (any turn {x['session_in_recall']})"
+                     if "needed" in x else ""))
             for t in x["facts"]:
                 print(f"  fact: {t}")
             for t in x["summaries"]:

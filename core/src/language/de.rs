@@ -2,7 +2,7 @@
 
 use super::Lang;
 use super::reader::{
-    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Tally, Times, Unsaid,
 };
 
 pub const READER: Reader = Reader {
@@ -183,6 +183,24 @@ pub const READER: Reader = Reader {
             "immer",
             "montags",
             "normalerweise",
+        ],
+    },
+    tally: Tally {
+        count: &[
+            "wie viele",
+            "wie viel",
+            "wieviele",
+            "wieviel",
+            "wie oft",
+            "insgesamt",
+            "anzahl",
+        ],
+        order: &[
+            "zuerst",
+            "als erstes",
+            "als erster",
+            "als erste",
+            "in welcher reihenfolge",
         ],
     },
 };

@@ -5,7 +5,7 @@
 
 use super::Lang;
 use super::reader::{
-    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Tally, Times, Unsaid,
 };
 use crate::words::{FIRST_PERSON_SUBJECTS, SECOND_PERSON, STOP_WORDS};
 
@@ -357,6 +357,26 @@ pub const READER: Reader = Reader {
         ],
         likings: &["favorite", "favourite"],
         habits: &["every", "each", "usually", "always"],
+    },
+    tally: Tally {
+        count: &[
+            "how many",
+            "how much",
+            "how often",
+            "in total",
+            "altogether",
+            "the total",
+            "total number",
+            "total amount",
+            "number of",
+        ],
+        order: &[
+            "first$",
+            "earliest$",
+            "in what order",
+            "in which order",
+            "what order",
+        ],
     },
 };
 

@@ -2,7 +2,7 @@
 
 use super::Lang;
 use super::reader::{
-    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Tally, Times, Unsaid,
 };
 
 pub const READER: Reader = Reader {
@@ -204,5 +204,18 @@ pub const READER: Reader = Reader {
         ],
         likings: &["favorito", "favorita", "preferido", "preferida"],
         habits: &["cada", "todos los", "todas las", "los lunes", "normalmente"],
+    },
+    tally: Tally {
+        count: &[
+            "cuántos",
+            "cuántas",
+            "cuánto",
+            "cuánta",
+            "cuantos",
+            "cuantas",
+            "en total",
+            "número de",
+        ],
+        order: &["primero$", "primera$", "en qué orden", "antes que"],
     },
 };

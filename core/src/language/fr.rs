@@ -2,7 +2,7 @@
 
 use super::Lang;
 use super::reader::{
-    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Tally, Times, Unsaid,
 };
 
 pub const READER: Reader = Reader {
@@ -236,5 +236,15 @@ pub const READER: Reader = Reader {
         ],
         likings: &["favori", "favorite", "préféré", "préférée"],
         habits: &["chaque", "tous les", "toutes les", "le lundi", "d'habitude"],
+    },
+    tally: Tally {
+        count: &["combien", "au total", "en tout", "nombre de"],
+        order: &[
+            "en premier",
+            "le premier$",
+            "la première$",
+            "d'abord",
+            "dans quel ordre",
+        ],
     },
 };

@@ -2,7 +2,7 @@
 
 use super::Lang;
 use super::reader::{
-    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Tally, Times, Unsaid,
 };
 
 pub const READER: Reader = Reader {
@@ -174,5 +174,9 @@ pub const READER: Reader = Reader {
         ],
         likings: &["favorit", "kesukaan"],
         habits: &["setiap", "tiap", "biasanya", "selalu"],
+    },
+    tally: Tally {
+        count: &["berapa", "jumlah", "totalnya", "secara total"],
+        order: &["pertama$", "paling awal", "urutan"],
     },
 };

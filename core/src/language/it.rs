@@ -2,7 +2,7 @@
 
 use super::Lang;
 use super::reader::{
-    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Tally, Times, Unsaid,
 };
 
 pub const READER: Reader = Reader {
@@ -208,5 +208,24 @@ pub const READER: Reader = Reader {
         ],
         likings: &["preferito", "preferita", "favorito", "favorita"],
         habits: &["ogni", "tutti i", "tutte le", "di solito"],
+    },
+    tally: Tally {
+        count: &[
+            "quanti",
+            "quante",
+            "quanto",
+            "quanta",
+            "in totale",
+            "in tutto",
+            "numero di",
+        ],
+        order: &[
+            "per primo",
+            "per prima",
+            "il primo$",
+            "la prima$",
+            "in che ordine",
+            "in quale ordine",
+        ],
     },
 };

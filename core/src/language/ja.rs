@@ -3,7 +3,7 @@
 
 use super::Lang;
 use super::reader::{
-    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Tally, Times, Unsaid,
 };
 
 pub const READER: Reader = Reader {
@@ -223,5 +223,19 @@ pub const READER: Reader = Reader {
         ],
         likings: &["好き"],
         habits: &["毎", "いつも"],
+    },
+    tally: Tally {
+        count: &[
+            "いくつ",
+            "何回",
+            "何個",
+            "何冊",
+            "何日",
+            "何人",
+            "何軒",
+            "合計",
+            "全部で",
+        ],
+        order: &["最初", "一番早", "順番"],
     },
 };

@@ -3,7 +3,7 @@
 
 use super::Lang;
 use super::reader::{
-    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Tally, Times, Unsaid,
 };
 
 pub const READER: Reader = Reader {
@@ -183,5 +183,9 @@ pub const READER: Reader = Reader {
         ],
         likings: &["좋아"],
         habits: &["매주", "매일", "마다", "항상"],
+    },
+    tally: Tally {
+        count: &["몇", "얼마나", "총", "모두 합"],
+        order: &["처음", "먼저", "가장 먼저", "순서"],
     },
 };

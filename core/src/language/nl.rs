@@ -2,7 +2,7 @@
 
 use super::Lang;
 use super::reader::{
-    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Tally, Times, Unsaid,
 };
 
 pub const READER: Reader = Reader {
@@ -137,5 +137,9 @@ pub const READER: Reader = Reader {
         ],
         likings: &["lievelings"],
         habits: &["elke", "iedere", "altijd", "meestal"],
+    },
+    tally: Tally {
+        count: &["hoeveel", "hoe vaak", "in totaal", "aantal"],
+        order: &["eerst", "als eerste", "in welke volgorde"],
     },
 };

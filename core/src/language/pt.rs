@@ -2,7 +2,7 @@
 
 use super::Lang;
 use super::reader::{
-    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Tally, Times, Unsaid,
 };
 
 pub const READER: Reader = Reader {
@@ -178,5 +178,17 @@ pub const READER: Reader = Reader {
         ],
         likings: &["favorito", "favorita", "preferido", "preferida"],
         habits: &["toda", "todo", "todas as", "todos os", "cada", "geralmente"],
+    },
+    tally: Tally {
+        count: &[
+            "quantos",
+            "quantas",
+            "quanto",
+            "quanta",
+            "no total",
+            "ao todo",
+            "número de",
+        ],
+        order: &["primeiro$", "primeira$", "em que ordem", "em qual ordem"],
     },
 };

@@ -55,6 +55,20 @@ pub struct Reader {
     pub constraints: Constraints,
     /// Plan and time words: what bounds a fact in time (`valid_until`).
     pub times: Times,
+    /// Questions whose answer adds up facts said over several sessions (`recall::tally`).
+    pub tally: Tally,
+}
+
+/// What makes a question one that adds up or orders facts from several sessions ("how many
+/// trips did I take?", "which did I read first?"), matched folded as whole words, or anywhere in
+/// a language without spaces.
+pub struct Tally {
+    /// How many, how much, how often, in total: a count or a sum.
+    pub count: &'static [&'static str],
+    /// First, earliest, in what order: an order, in a question. A word that is also an
+    /// adjective ends in `$` and counts only where its clause ends ("which did I see first?",
+    /// not "what's my first name?").
+    pub order: &'static [&'static str],
 }
 
 /// The identity questions of one language, by what they ask.
@@ -423,7 +437,9 @@ mod tests {
             let c = &r.constraints;
             let id = &r.identity;
             let l = &r.letters;
-            let parts: [(&str, &[&str]); 28] = [
+            let parts: [(&str, &[&str]); 30] = [
+                ("tally.count", r.tally.count),
+                ("tally.order", r.tally.order),
                 ("letters.headers", l.headers),
                 ("letters.wrote", l.wrote),
                 ("letters.greetings", l.greetings),

@@ -3,7 +3,7 @@
 
 use super::Lang;
 use super::reader::{
-    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Times, Unsaid,
+    Constraints, Cues, Identity, Letters, Named, OneAtATime, Reader, Secrets, Tally, Times, Unsaid,
 };
 
 pub const READER: Reader = Reader {
@@ -124,5 +124,11 @@ pub const READER: Reader = Reader {
         ],
         likings: &["喜欢"],
         habits: &["每", "经常", "总是"],
+    },
+    tally: Tally {
+        count: &[
+            "多少", "几个", "几次", "几天", "几本", "几家", "几位", "一共", "总共", "总计",
+        ],
+        order: &["最早", "第一个", "先", "顺序"],
     },
 };

@@ -9,6 +9,7 @@ pub mod identity;
 pub mod lexical;
 pub mod query;
 pub mod rank;
+pub mod tally;
 pub mod when;
 
 use chrono::{DateTime, Utc};
@@ -248,6 +249,7 @@ pub fn recall(
         Semantic::Unavailable(_) => (gate::LEXICAL, None),
     };
     let about_user = gate::is_about_user(&query.text);
+    let adds_up = tally::asked(&query.latest, about_user);
     let asked = constraint::advice_domains(&query.latest);
     let when_question = when::is_when_question(&query.latest);
     let identity_question = identity::asked(&query.latest);
@@ -298,7 +300,11 @@ pub fn recall(
     }
     // "User lives in Edinburgh" is not recalled beside "User moved to Leith", said later.
     rank::set_aside_superseded(records, &mut ranked, |i| index.held(i));
-    let mut result = choose(records, ranked, degrade, now);
+    // "How many weddings have I been to?": the block holds one from each session first.
+    if adds_up {
+        tally::spread_over_sessions(records, &mut ranked);
+    }
+    let mut result = choose(records, ranked, degrade, now, adds_up);
     result.gates = gates;
     result.about_user = about_user;
     result
@@ -329,12 +335,14 @@ fn fallback(records: &[Record], ranked: &mut [Scored], now: DateTime<Utc>) {
 }
 
 /// Take gated candidates best first while they fit: 6 facts, 1,200 characters, each line with
-/// the day it was last said.
+/// the day it was last said. For a question that adds up (`by_day`), the block lists them in
+/// the order they were said, so "which came first" reads off it.
 fn choose(
     records: &[Record],
     ranked: Vec<Scored>,
     degrade: Option<Degrade>,
     now: DateTime<Utc>,
+    by_day: bool,
 ) -> Recall {
     let mut used = block::overhead_chars();
     let mut lines = Vec::new();
@@ -349,7 +357,7 @@ fn choose(
             let cost = block::line_chars(&line);
             if !fact.is_empty() && used + cost <= block::BLOCK_CHARS {
                 used += cost;
-                lines.push(line);
+                lines.push((r.last_said(), line));
                 items.push(Item {
                     id: r.id.clone(),
                     text: r.text.clone(),
@@ -362,6 +370,10 @@ fn choose(
         }
         candidates.push(Candidate { scored: s, chosen });
     }
+    if by_day {
+        lines.sort_by_key(|(said, _)| *said);
+    }
+    let lines: Vec<String> = lines.into_iter().map(|(_, l)| l).collect();
     Recall {
         block: block::render(&lines, now),
         items,

@@ -896,3 +896,63 @@ fn earlier_turns_add_topic_but_never_dilute_the_latest_message() {
     ]);
     assert_eq!(ids(&r), vec!["band"]);
 }
+
+/// A fact a pass read in `session` on `day`.
+fn heard(id: &str, text: &str, session: &str, day: &str) -> Record {
+    let mut r = said(id, text, Source::Synth, day);
+    r.provenance.sessions = vec![session.to_string()];
+    r
+}
+
+#[test]
+fn a_question_that_adds_up_recalls_each_session_once_in_the_order_said() {
+    let sem = Semantic::Unavailable(Degrade::NoEmbedder);
+    // LongMemEval's "How many weddings have I attended in this year?" (gpt4_2f8be40d): one
+    // session says much of one wedding, and later, two older ones say one each.
+    let a = |id: &str, text: &str| heard(id, text, "a", "2026-02-20");
+    let mut records: Vec<Record> = [
+        "User works at Zeiss as an optician",
+        "User has a cat named Miso",
+        "User lives in Leith",
+        "User plays the cello on Sundays",
+        "User is learning Portuguese",
+        "User runs a small pottery studio",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(k, t)| heard(&format!("x{k}"), t, &format!("x{k}"), "2025-01-01"))
+    .collect();
+    records.extend([
+        a("a1", "User attended a wedding at a vineyard"),
+        a("a5", "User attended a wedding reception"),
+        a("a2", "User attended the wedding with their cousin"),
+        a("a3", "User attended a wedding dinner"),
+        a("a4", "User attended a wedding reception dinner"),
+        a("a6", "User attended the wedding rehearsal"),
+        a("a7", "User attended the wedding brunch"),
+        heard(
+            "b1",
+            "User attended a friend's wedding on a beach near Tarifa last winter",
+            "b",
+            "2025-06-10",
+        ),
+        heard(
+            "c1",
+            "User attended Jen and Tom's wedding in the mountains above Chamonix",
+            "c",
+            "2025-10-01",
+        ),
+    ]);
+    let q = "How many weddings have I attended this year?";
+    let r = run(&records, &sem, q);
+    let got = ids(&r);
+    assert!(got.contains(&"b1") && got.contains(&"c1"), "{got:?}");
+    // "… a wedding reception" says again what "… a wedding reception dinner" says.
+    assert!(!got.contains(&"a5"), "{got:?}");
+    let at = |t: &str| r.block.find(t).unwrap();
+    assert!(
+        at("Tarifa") < at("Chamonix") && at("Chamonix") < at("vineyard"),
+        "{}",
+        r.block
+    );
+}
