@@ -203,4 +203,11 @@ pub const READER: Reader = Reader {
             "in welcher reihenfolge",
         ],
     },
+    given_up: &[
+        "…nicht mehr",
+        "kein…mehr",
+        "keine…mehr",
+        "keinen…mehr",
+        "…aufgehört",
+    ],
 };

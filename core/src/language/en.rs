@@ -378,6 +378,15 @@ pub const READER: Reader = Reader {
             "what order",
         ],
     },
+    given_up: &[
+        "quit",
+        "stopped",
+        "gave up",
+        "given up",
+        "no longer",
+        "…anymore",
+        "…any more",
+    ],
 };
 
 /// States of the moment: "I'm stuck" says nothing that lasts.

@@ -218,4 +218,5 @@ pub const READER: Reader = Reader {
         ],
         order: &["primero$", "primera$", "en qué orden", "antes que"],
     },
+    given_up: &["ya no", "dejé de", "dejado de", "no…más"],
 };

@@ -247,4 +247,5 @@ pub const READER: Reader = Reader {
             "dans quel ordre",
         ],
     },
+    given_up: &["ne…plus", "n'…plus", "arrêté de", "arrêté d'"],
 };

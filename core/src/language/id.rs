@@ -179,4 +179,5 @@ pub const READER: Reader = Reader {
         count: &["berapa", "jumlah", "totalnya", "secara total"],
         order: &["pertama$", "paling awal", "urutan"],
     },
+    given_up: &["tidak lagi", "sudah tidak", "berhenti"],
 };

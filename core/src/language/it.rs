@@ -228,4 +228,5 @@ pub const READER: Reader = Reader {
             "in quale ordine",
         ],
     },
+    given_up: &["non…più", "smesso di"],
 };

@@ -238,4 +238,5 @@ pub const READER: Reader = Reader {
         ],
         order: &["最初", "一番早", "順番"],
     },
+    given_up: &["…やめ", "…辞め", "もう…ない", "もう…ません"],
 };

@@ -142,4 +142,5 @@ pub const READER: Reader = Reader {
         count: &["hoeveel", "hoe vaak", "in totaal", "aantal"],
         order: &["eerst", "als eerste", "in welke volgorde"],
     },
+    given_up: &["…niet meer", "geen…meer", "gestopt met"],
 };

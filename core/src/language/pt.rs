@@ -191,4 +191,5 @@ pub const READER: Reader = Reader {
         ],
         order: &["primeiro$", "primeira$", "em que ordem", "em qual ordem"],
     },
+    given_up: &["já não", "não…mais", "deixei de", "parei de"],
 };

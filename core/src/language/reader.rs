@@ -57,6 +57,11 @@ pub struct Reader {
     pub times: Times,
     /// Questions whose answer adds up facts said over several sessions (`recall::tally`).
     pub tally: Tally,
+    /// How a sentence says the user gave something up ("quit", "ne … plus", "ya no", "nicht
+    /// mehr", "戒"), folded: a cue is followed by what was given up ("quit smoking"); one that
+    /// opens with "…" follows it ("smoke anymore"); one with "…" inside holds it ("ne fume
+    /// plus"). `recall::given_up`.
+    pub given_up: &'static [&'static str],
 }
 
 /// What makes a question one that adds up or orders facts from several sessions ("how many
@@ -248,7 +253,12 @@ pub fn says_any(s: &str, reader: &Reader, listed: &[&'static str]) -> Option<&'s
 
 /// Whether `folded` holds `phrase`: as whole words, or anywhere in a language without spaces.
 pub fn says_phrase(folded: &str, phrase: &str, unspaced: bool) -> bool {
-    folded.match_indices(phrase).any(|(i, _)| {
+    find_phrase(folded, phrase, unspaced).is_some()
+}
+
+/// Where `folded` first holds `phrase` as [`says_phrase`] reads it: its byte offset.
+pub fn find_phrase(folded: &str, phrase: &str, unspaced: bool) -> Option<usize> {
+    folded.match_indices(phrase).map(|(i, _)| i).find(|&i| {
         let before = folded[..i].chars().next_back();
         let after = folded[i + phrase.len()..].chars().next();
         let apart = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
@@ -437,7 +447,8 @@ mod tests {
             let c = &r.constraints;
             let id = &r.identity;
             let l = &r.letters;
-            let parts: [(&str, &[&str]); 30] = [
+            let parts: [(&str, &[&str]); 31] = [
+                ("given_up", r.given_up),
                 ("tally.count", r.tally.count),
                 ("tally.order", r.tally.order),
                 ("letters.headers", l.headers),

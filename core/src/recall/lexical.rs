@@ -143,6 +143,8 @@ pub struct LexicalIndex {
     /// The value held one at a time each fact states (where the user lives, who they work
     /// for), recognised once.
     held: Vec<Option<Held>>,
+    /// What each fact says the user gave up, if anything (`given_up.rs`).
+    gave_up: Vec<Option<Vec<String>>>,
 }
 
 impl LexicalIndex {
@@ -155,8 +157,10 @@ impl LexicalIndex {
         let mut answers = Vec::new();
         let mut english = Vec::new();
         let mut held = Vec::new();
+        let mut gave_up = Vec::new();
         for text in texts {
             held.push(identity::held(text));
+            gave_up.push(super::given_up::given_up(text));
             english.push(crate::language::reads_as_english(text));
             constraints.push(constraint::of_fact(text));
             answers.push(identity::answers(text));
@@ -191,7 +195,13 @@ impl LexicalIndex {
             answers,
             english,
             held,
+            gave_up,
         }
+    }
+
+    /// What fact `i` says the user gave up, if anything.
+    pub fn gave_up(&self, i: usize) -> Option<&[String]> {
+        self.gave_up.get(i).and_then(|g| g.as_deref())
     }
 
     /// The value held one at a time fact `i` states, if one.

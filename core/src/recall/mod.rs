@@ -5,6 +5,7 @@
 pub mod block;
 pub mod constraint;
 pub mod gate;
+pub mod given_up;
 pub mod identity;
 pub mod lexical;
 pub mod query;
@@ -299,7 +300,13 @@ pub fn recall(
         fallback(records, &mut ranked, now);
     }
     // "User lives in Edinburgh" is not recalled beside "User moved to Leith", said later.
-    rank::set_aside_superseded(records, &mut ranked, |i| index.held(i));
+    rank::set_aside_superseded(
+        records,
+        &mut ranked,
+        |i| index.held(i),
+        |i| index.gave_up(i),
+        now,
+    );
     // "How many weddings have I been to?": the block holds one from each session first.
     if adds_up {
         tally::spread_over_sessions(records, &mut ranked);

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::constraint::Label;
 use super::gate::Gates;
+use super::given_up;
 use super::identity::{Asked, Held};
 use super::when;
 use crate::record::{Kind, Record, Source};
@@ -42,8 +43,13 @@ pub enum Gate {
     /// Not related enough to the query.
     Rejected,
     /// Related, but a fact said later states a newer value of the same thing (where the user
-    /// lives, who they work for): the older is not recalled beside it.
+    /// lives, who they work for), or gives up what it says the user does ("User quit smoking" of
+    /// "User smokes"): the older is not recalled beside it.
     Superseded,
+    /// Not related enough on its own, but said later it gives up what a fact through the gate
+    /// says the user does ("User quit smoking in 2022" for "do I smoke?"): it takes that
+    /// fact's place.
+    Replaces,
 }
 
 impl Gate {
@@ -185,12 +191,17 @@ pub fn cap_answers(ranked: &mut [Scored]) {
 }
 
 /// Of the candidates through the gate that state a value held one at a time (`held`: where the
-/// user lives, who they work for), only the one said last of each kind stays, and of two counts
-/// of one thing the later; the others are [`Gate::Superseded`]. A fact the user typed is never set aside for one a pass wrote.
-pub fn set_aside_superseded(
+/// user lives, who they work for), only the one said last of each kind stays, of two counts
+/// of one thing the later, and a fact of what the user does is set aside by a later one that
+/// gives it up (`gave_up`, `given_up.rs`), said later, through the gate or not (one that was not
+/// takes its place: [`Gate::Replaces`]); the others are [`Gate::Superseded`]. A fact the user
+/// typed is never set aside for one a pass wrote.
+pub fn set_aside_superseded<'a>(
     records: &[Record],
     ranked: &mut [Scored],
     held: impl Fn(usize) -> Option<Held>,
+    gave_up: impl Fn(usize) -> Option<&'a [String]>,
+    now: DateTime<Utc>,
 ) {
     let through: Vec<usize> = (0..ranked.len())
         .filter(|&k| ranked[k].gate.lets_through())
@@ -215,12 +226,36 @@ pub fn set_aside_superseded(
             && same_fact::key(&newer.text) != same_fact::key(&older.text);
         one_value || counted[n].newer_than(&counted[k])
     };
-    let replaced: Vec<usize> = (0..through.len())
-        .filter(|&k| (0..through.len()).any(|n| replaces(n, k)))
-        .map(|k| through[k])
-        .collect();
+    // "User quit smoking in 2022", said later, ends "User smokes about ten cigarettes a day",
+    // whether or not the question's words reach it.
+    let ended_by = |k: usize| {
+        let older = &records[ranked[through[k]].index];
+        (0..ranked.len()).find(|&m| {
+            let (i, newer) = (ranked[m].index, &records[ranked[m].index]);
+            // A session's summary that says it goes too ("Said they smoke …").
+            newer.kind == Kind::Semantic
+                && newer.last_said() > older.last_said()
+                && (newer.source.is_trusted() || !older.source.is_trusted())
+                && gave_up(i).is_some_and(|w| given_up::ends(&older.text, w))
+        })
+    };
+    let mut replaced = Vec::new();
+    let mut replacing = Vec::new();
+    for k in 0..through.len() {
+        if let Some(m) = ended_by(k) {
+            replaced.push(through[k]);
+            replacing.push(m);
+        } else if (0..through.len()).any(|n| replaces(n, k)) {
+            replaced.push(through[k]);
+        }
+    }
     for k in replaced {
         ranked[k].gate = Gate::Superseded;
+    }
+    for m in replacing {
+        if ranked[m].gate == Gate::Rejected && !withheld(&records[ranked[m].index], now) {
+            ranked[m].gate = Gate::Replaces;
+        }
     }
 }
 

@@ -956,3 +956,43 @@ fn a_question_that_adds_up_recalls_each_session_once_in_the_order_said() {
         r.block
     );
 }
+
+#[test]
+fn a_habit_given_up_is_not_recalled_beside_its_end() {
+    let sem = Semantic::Unavailable(Degrade::NoEmbedder);
+    for (old, new, question) in [
+        (
+            "User smokes about ten cigarettes a day",
+            "User quit smoking in 2022",
+            "Do I smoke?",
+        ),
+        (
+            "Je fume un paquet par semaine.",
+            "Je ne fume plus depuis janvier.",
+            "Est-ce que je fume ?",
+        ),
+    ] {
+        let records = vec![
+            said("old", old, Source::Synth, "2025-01-01"),
+            said("new", new, Source::Synth, "2026-01-01"),
+            Record {
+                kind: Kind::Episodic,
+                ..said(
+                    "summary",
+                    "Said they smoke a lot",
+                    Source::Synth,
+                    "2025-01-01",
+                )
+            },
+        ];
+        let r = run(&records, &sem, question);
+        assert_eq!(ids(&r), vec!["new"], "{question}");
+        // Said the other way round, the habit is the newer news: it stays.
+        let records = vec![
+            said("old", old, Source::Synth, "2026-02-01"),
+            said("new", new, Source::Synth, "2026-01-01"),
+        ];
+        let r = run(&records, &sem, question);
+        assert!(ids(&r).contains(&"old"), "{question}: {:?}", ids(&r));
+    }
+}
