@@ -35,6 +35,15 @@ use localm_core::same_fact::key as fact_key;
 use localm_core::session;
 
 /// Names of a secret in several scripts, for `secrets_and_readers`.
+/// Every reader's given-up and tally cues, a "…" in one as a word between its parts.
+fn cues() -> Vec<String> {
+    localm_core::language::reader::READERS
+        .iter()
+        .flat_map(|r| r.given_up.iter().chain(r.tally.count).chain(r.tally.order))
+        .map(|c| c.replace('…', " fume ").replace('$', ""))
+        .collect()
+}
+
 const SECRET_NAMES: &[&str] = &[
     "password",
     "contraseña",
@@ -507,6 +516,26 @@ proptest! {
         for r in localm_core::language::reader::READERS {
             let rest = localm_core::language::reader::without_opener(&text, r);
             prop_assert!(text.ends_with(rest));
+        }
+    }
+
+    /// What was given up, and questions that add up, over any text around every reader's cue
+    /// in any script: no panic, and every word named is the text's.
+    #[test]
+    fn given_up_and_tally(
+        head in "\\PC{0,30}",
+        cue in prop::sample::select(cues()),
+        tail in "\\PC{0,40}",
+    ) {
+        let text = format!("{head}{cue}{tail}");
+        let _ = localm_core::recall::tally::asked(&text, true);
+        let folded = text.to_lowercase();
+        if let Some(words) = localm_core::recall::given_up::given_up(&text) {
+            for w in &words {
+                let piece = w.chars().next().is_some_and(|c| folded.contains(c));
+                prop_assert!(piece, "{:?} from {:?}", w, text);
+            }
+            let _ = localm_core::recall::given_up::ends(&tail, &words);
         }
     }
 
