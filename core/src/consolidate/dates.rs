@@ -138,11 +138,12 @@ fn a_past_form(w: &str) -> bool {
 }
 
 /// Whether `words` tell of something done: a past verb within three words of the subject ("User
-/// visited …", "I finally finished …"), or a past auxiliary anywhere ("was", "had", "did").
+/// visited …", "I finally finished …", a summary's "they went …"), or a past auxiliary anywhere
+/// ("was", "had", "did").
 fn tells_the_past(words: &[String]) -> bool {
     let subject = words
         .iter()
-        .position(|w| matches!(w.as_str(), "user" | "i" | "we" | "user's"));
+        .position(|w| matches!(w.as_str(), "user" | "i" | "we" | "user's" | "they"));
     let near = subject.is_some_and(|s| words.iter().skip(s + 1).take(3).any(|w| a_past_form(w)));
     near || words.iter().any(|w| PAST_AUXILIARIES.contains(&w.as_str()))
 }
@@ -322,6 +323,11 @@ mod tests {
             (
                 "Friday I fly to Oslo",
                 "On Friday 4 December 2026 I fly to Oslo",
+            ),
+            // A summary says "they": "… went … on Friday" was the Friday before.
+            (
+                "Said their sister and they went to a Hallé orchestra concert on Friday",
+                "Said their sister and they went to a Hallé orchestra concert on Friday 27 November 2026",
             ),
             // The issue's summary; persona: "the county wide bake sale this weekend".
             (
