@@ -21,7 +21,8 @@ pub fn key(text: &str) -> String {
         .join(" ")
 }
 
-fn word_set(text: &str) -> HashSet<String> {
+/// The content words [`overlap`] compares.
+pub fn word_set(text: &str) -> HashSet<String> {
     content_words(text).into_iter().collect()
 }
 

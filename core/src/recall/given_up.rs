@@ -25,14 +25,19 @@ pub fn given_up(text: &str) -> Option<Vec<String>> {
 /// nothing up itself: every word of it, each as the same word or its form ("smoking",
 /// "smokes"); in Chinese, Japanese or Korean letters, half its pieces.
 pub fn ends(older: &str, gave_up: &[String]) -> bool {
-    if given_up(older).is_some() {
-        return false;
-    }
-    // "j'utilise" holds "utilise".
-    let has: Vec<String> = crate::language::content_words(older)
+    given_up(older).is_none() && ends_words(&words_of(older), gave_up)
+}
+
+/// The content words [`ends_words`] reads of a fact: "j'utilise" holds "utilise".
+pub fn words_of(text: &str) -> Vec<String> {
+    crate::language::content_words(text)
         .into_iter()
         .map(|w| w.rsplit('\'').next().unwrap_or_default().to_string())
-        .collect();
+        .collect()
+}
+
+/// [`ends`] over an older fact's [`words_of`], for one that gives nothing up.
+pub fn ends_words(has: &[String], gave_up: &[String]) -> bool {
     let found = gave_up
         .iter()
         .filter(|w| has.iter().any(|h| same_word(w, h)))

@@ -228,15 +228,25 @@ pub fn set_aside_superseded<'a>(
     };
     // "User quit smoking in 2022", said later, ends "User smokes about ten cigarettes a day",
     // whether or not the question's words reach it.
+    // Who gave something up, found once; what each candidate through the gate says, read once.
+    let givers: Vec<(usize, &[String])> = (0..ranked.len())
+        .filter_map(|m| gave_up(ranked[m].index).map(|w| (m, w)))
+        .filter(|&(m, _)| records[ranked[m].index].kind == Kind::Semantic)
+        .collect();
     let ended_by = |k: usize| {
-        let older = &records[ranked[through[k]].index];
-        (0..ranked.len()).find(|&m| {
-            let (i, newer) = (ranked[m].index, &records[ranked[m].index]);
+        let j = ranked[through[k]].index;
+        let older = &records[j];
+        if givers.is_empty() || gave_up(j).is_some() {
+            return None;
+        }
+        let has = given_up::words_of(&older.text);
+        givers.iter().find_map(|&(m, w)| {
+            let newer = &records[ranked[m].index];
             // A session's summary that says it goes too ("Said they smoke …").
-            newer.kind == Kind::Semantic
-                && newer.last_said() > older.last_said()
+            (newer.last_said() > older.last_said()
                 && (newer.source.is_trusted() || !older.source.is_trusted())
-                && gave_up(i).is_some_and(|w| given_up::ends(&older.text, w))
+                && given_up::ends_words(&has, w))
+            .then_some(m)
         })
     };
     let mut replaced = Vec::new();

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use super::rank::Scored;
 use crate::language::reader::{READERS, says_phrase};
 use crate::record::Record;
-use crate::same_fact::{self, Overlap};
+use crate::same_fact;
 
 /// Whether `message` asks the user to add up or order what they said over time: a count
 /// ("how many", "combien", "多少") or an order ("which … first", "zuerst") of the readers', in
@@ -60,14 +60,17 @@ fn session_of(r: &Record) -> &str {
 pub fn spread_over_sessions(records: &[Record], ranked: &mut Vec<Scored>) {
     let (through, rejected): (Vec<Scored>, Vec<Scored>) =
         ranked.drain(..).partition(|s| s.gate.lets_through());
-    let text = |s: &Scored| records[s.index].text.as_str();
+    // Each one's words, read once: the pairs are many.
+    let words: Vec<HashSet<String>> = through
+        .iter()
+        .map(|s| same_fact::word_set(&records[s.index].text))
+        .collect();
+    // Another holds all its words: more of them, or the same and ranked before it.
     let said_again = |k: usize| {
-        through.iter().enumerate().any(|(j, other)| {
-            j != k
-                && (same_fact::overlap(text(&through[k]), text(other)) == Overlap::SaysLess
-                    && (j < k || same_fact::key(text(other)) != same_fact::key(text(&through[k])))
-                    || j < k && same_fact::same(text(&through[k]), text(other), None))
-        })
+        !words[k].is_empty()
+            && words.iter().enumerate().any(|(j, other)| {
+                j != k && words[k].is_subset(other) && (j < k || words[k].len() < other.len())
+            })
     };
     let again: Vec<bool> = (0..through.len()).map(said_again).collect();
     let mut seen = HashSet::new();
