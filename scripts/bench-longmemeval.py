@@ -33,6 +33,15 @@ injects, and `beside` when the old value and the answer are both recalled, the s
 beside its replacement (tests/data/updates/cases.jsonl: written sessions in English, Spanish
 and French, `--types update,negation`).
 
+Several sessions: a record whose answer lies in two or more sessions (`answer_session_ids`) is
+also scored by the facts it needs. For each answer session, `needed in recall` when recall holds
+a record read (its provenance's evidence) from one of the session's user turns LongMemEval marks
+`has_answer`, sharing a content word with the question or its answer; `any turn` the same from
+any turn of the session. Reported per record (all sessions so recalled) and per session.
+
+Kept stores: `--reuse DIR` keeps each record's data dir in DIR; run again, a record whose dir is
+there is not replayed, only asked again by --bin: recall by two binaries over one store.
+
 Figures are by question type and over all records. Exit status 0, or 2 when the harness fails.
 """
 import argparse
