@@ -227,8 +227,8 @@ pub fn set_aside_superseded<'a>(
         one_value || counted[n].newer_than(&counted[k])
     };
     // "User quit smoking in 2022", said later, ends "User smokes about ten cigarettes a day",
-    // whether or not the question's words reach it.
-    // Who gave something up, found once; what each candidate through the gate says, read once.
+    // whether or not the question's words reach it. Who gave something up is found once, what
+    // each candidate through the gate says read once.
     let givers: Vec<(usize, &[String])> = (0..ranked.len())
         .filter_map(|m| gave_up(ranked[m].index).map(|w| (m, w)))
         .filter(|&(m, _)| records[ranked[m].index].kind == Kind::Semantic)
@@ -242,7 +242,7 @@ pub fn set_aside_superseded<'a>(
         let has = given_up::words_of(&older.text);
         givers.iter().find_map(|&(m, w)| {
             let newer = &records[ranked[m].index];
-            // A session's summary that says it goes too ("Said they smoke …").
+            // The older may be a session's summary ("Said they smoke …").
             (newer.last_said() > older.last_said()
                 && (newer.source.is_trusted() || !older.source.is_trusted())
                 && given_up::ends_words(&has, w))
