@@ -20,7 +20,8 @@ pub fn asked(message: &str, about_user: bool) -> bool {
     let folded = crate::words::fold(message);
     let question = message.contains(['?', '？']);
     READERS.iter().any(|r| {
-        let says = |p: &&str| says_phrase(&folded, p, r.lang.unspaced());
+        // Korean joins "몇" to its counter ("몇번"): matched inside words there.
+        let says = |p: &&str| says_phrase(&folded, p, r.lang.matched_inside_words());
         r.tally.count.iter().any(says)
             || (question && r.tally.order.iter().any(|p| says_order(&folded, p, r)))
     })
@@ -108,6 +109,7 @@ mod tests {
             "Hoeveel boeken heb ik dit jaar gelezen?",
             "Berapa buku yang saya baca tahun ini?",
             "올해 내가 책을 몇 권 읽었지?",
+            "올해 콘서트에 몇번 갔어?",
             "我今年读了多少本书？",
             "今年、私は本を何冊読みましたか？",
         ] {
