@@ -250,10 +250,10 @@ pub fn recall(
         Semantic::Unavailable(_) => (gate::LEXICAL, None),
     };
     let about_user = gate::is_about_user(&query.text);
-    let adds_up = tally::asked(&query.latest, about_user);
     let asked = constraint::advice_domains(&query.latest);
     let when_question = when::is_when_question(&query.latest);
     let identity_question = identity::asked(&query.latest);
+    let adds_up = tally::asked(&query.latest, about_user && identity_question.is_none());
     let signals: Vec<Signals> = records
         .iter()
         .enumerate()

@@ -11,10 +11,10 @@ use crate::same_fact;
 
 /// Whether `message` asks the user to add up or order what they said over time: a count
 /// ("how many", "combien", "多少") or an order ("which … first", "zuerst") of the readers', in
-/// a question about the user (`about_user`) that asks nothing of their identity ("what's my
-/// first name?").
+/// a question about the user (`about_user`; the caller leaves out one that asks of their
+/// identity, which it has read already).
 pub fn asked(message: &str, about_user: bool) -> bool {
-    if !about_user || super::identity::asked(message).is_some() {
+    if !about_user {
         return false;
     }
     let folded = crate::words::fold(message);
@@ -27,23 +27,17 @@ pub fn asked(message: &str, about_user: bool) -> bool {
     })
 }
 
-/// Whether `folded` says the order phrase `p`; one ending in `$` only where a clause ends
-/// ("which did I visit first?", not "what's my first name?").
+/// Whether `folded` says the order phrase `p`; one ending in `$` only as a whole word where a
+/// clause ends ("which did I visit first?", not "what's my first name?").
 fn says_order(folded: &str, p: &str, r: &crate::language::reader::Reader) -> bool {
     let Some(word) = p.strip_suffix('$') else {
         return says_phrase(folded, p, r.lang.unspaced());
     };
     folded.match_indices(word).any(|(at, _)| {
-        says_phrase(&folded[at..], word, r.lang.unspaced())
-            && folded[..at]
-                .chars()
-                .next_back()
-                .is_none_or(|c| !c.is_alphanumeric())
-            && folded[at + word.len()..]
-                .trim_start()
-                .chars()
-                .next()
-                .is_none_or(|c| matches!(c, '?' | '？' | ',' | ';' | '.'))
+        let before = folded[..at].chars().next_back();
+        let after = folded[at + word.len()..].trim_start().chars().next();
+        before.is_none_or(|c| !c.is_alphanumeric())
+            && after.is_none_or(|c| matches!(c, '?' | '？' | ',' | ';' | '.'))
     })
 }
 
