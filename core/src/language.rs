@@ -1,10 +1,10 @@
 //! The language of a text: which rules may read it. Letters of a script other than Latin decide
 //! at once (Han with kana is Japanese, Han alone Chinese, Hangul Korean, Cyrillic, Arabic and the
-//! rest are a language memory does not read); Latin letters go to a detector (lingua) over the
-//! Latin-script languages memory knows. English wins any doubt: a turn is English when the
-//! detector ranks it first or gives it at least [`ENGLISH_AT_LEAST`], so no English turn loses
-//! its facts to a guess (measured in docs/benchmarks.md).
+//! rest are a language memory does not read); Latin letters are told by the readers' own words
+//! (`detect`), letter trigrams settling what they cannot. English wins any doubt, so no English
+//! turn loses its facts to a guess (measured in docs/benchmarks.md).
 
+pub mod detect;
 pub mod reader;
 pub mod unread;
 
@@ -19,10 +19,6 @@ pub mod ko;
 pub mod nl;
 pub mod pt;
 pub mod zh;
-
-use std::sync::LazyLock;
-
-use lingua::{Language, LanguageDetector, LanguageDetectorBuilder};
 
 use crate::words::{is_han, is_hangul, is_kana};
 use serde::{Deserialize, Serialize};
@@ -94,31 +90,6 @@ impl Lang {
         self.unspaced() || self == Lang::Korean
     }
 }
-
-/// A Latin-script text is English when the detector gives English at least this confidence and
-/// the text has a word only English has ([`ENGLISH_WORDS`], or "I"), though the detector ranks
-/// another language first ("Me too!", "I collect hats." read as Dutch and French by the detector
-/// alone). With [`ANOTHER_AT_LEAST`], measured on 12,400 chat turns in Latin letters
-/// (docs/benchmarks.md): every English turn of the persona and LongMemEval slices is English, and
-/// 0.4% of the French, 1.9% of the Italian and 0.4% of the Indonesian turns are read as English.
-pub const ENGLISH_AT_LEAST: f64 = 0.1;
-
-/// A short Latin-script text (fewer than [`SHORT_WORDS`] words) is another language only when
-/// the detector gives that language at least this confidence ("a Korg B1": Dutch at 0.26, so
-/// English; "Soy vegana.": Spanish at 0.35). Measured on the turns of fewer than four words:
-/// every English one stays English. A longer text is not read as English on doubt alone: an
-/// Italian "Amo i film horror" read as English had its "i" made "User".
-const ANOTHER_AT_LEAST: f64 = 0.3;
-
-/// Common words no other language memory reads writes: with [`ENGLISH_AT_LEAST`], they keep a
-/// short English turn English.
-const ENGLISH_WORDS: &[&str] = &[
-    "i'm", "i've", "i'd", "i'll", "my", "the", "and", "is", "you", "it", "it's", "to", "of", "was",
-    "have", "too", "that", "with", "this", "what", "do", "don't", "hello", "bye", "yes", "thanks",
-];
-
-static DETECTOR: LazyLock<LanguageDetector> =
-    LazyLock::new(|| LanguageDetectorBuilder::from_all_languages().build());
 
 /// The letters of `text` by script, a CJK character weighing as a short word's letters.
 #[derive(Default)]
@@ -211,46 +182,10 @@ pub fn of_turn(text: &str, before: Option<&str>) -> Lang {
     }
 }
 
-/// Characters of a text the detector reads at most: a pasted page is told by its start, and a
-/// turn's language costs the same whatever its length.
-const READ_CHARS: usize = 2_000;
-
-/// A Latin-script text's language.
+/// A Latin-script text's language, told by the readers' own words (`detect`).
 fn latin(text: &str) -> Lang {
-    let head = text
-        .char_indices()
-        .nth(READ_CHARS)
-        .map_or(text, |(end, _)| &text[..end]);
-    let values = DETECTOR.compute_language_confidence_values(head);
-    let english = values
-        .iter()
-        .find(|(l, _)| *l == Language::English)
-        .map_or(0.0, |(_, c)| *c);
-    let Some(&(top, sure)) = values.first() else {
-        return Lang::English;
-    };
-    let top = &top;
-    if sure < ANOTHER_AT_LEAST && crate::words::tokens(text).len() < SHORT_WORDS {
-        return Lang::English;
-    }
-    // "I" in capitals: the lower-case "i" is Italian's "the".
-    let english_word = || {
-        text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
-            .any(|w| w == "I" || ENGLISH_WORDS.contains(&w.to_lowercase().as_str()))
-    };
-    if *top == Language::English || (english >= ENGLISH_AT_LEAST && english_word()) {
-        return Lang::English;
-    }
-    match top {
-        Language::French => Lang::French,
-        Language::German => Lang::German,
-        Language::Spanish => Lang::Spanish,
-        Language::Italian => Lang::Italian,
-        Language::Portuguese => Lang::Portuguese,
-        Language::Dutch => Lang::Dutch,
-        Language::Indonesian => Lang::Indonesian,
-        _ => Lang::English,
-    }
+    use detect::Detector;
+    detect::Readers.latin(text)
 }
 
 #[cfg(test)]

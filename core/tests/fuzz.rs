@@ -517,6 +517,9 @@ proptest! {
             let rest = localm_core::language::reader::without_opener(&text, r);
             prop_assert!(text.ends_with(rest));
         }
+        // Every text has a language, whatever its script (the readers' votes over any words).
+        let _ = localm_core::language::of(&text);
+        let _ = localm_core::language::of(&format!("{tail} {name} {head} {name}"));
     }
 
     /// What was given up, and questions that add up, over any text around every reader's cue

@@ -203,6 +203,7 @@ pub const READER: Reader = Reader {
             "in welcher reihenfolge",
         ],
     },
+    letters_of_its_own: &['ä', 'ö', 'ü', 'ß'],
     given_up: &[
         "…nicht mehr",
         "kein…mehr",

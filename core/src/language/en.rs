@@ -378,6 +378,7 @@ pub const READER: Reader = Reader {
             "what order",
         ],
     },
+    letters_of_its_own: &[],
     given_up: &[
         "quit",
         "stopped",

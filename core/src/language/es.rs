@@ -218,5 +218,6 @@ pub const READER: Reader = Reader {
         ],
         order: &["primero$", "primera$", "en qué orden", "antes que"],
     },
+    letters_of_its_own: &['ñ', '¿', '¡', 'á', 'í', 'ó', 'ú', 'é'],
     given_up: &["ya no", "dejé de", "dejado de", "no…más"],
 };

@@ -247,5 +247,8 @@ pub const READER: Reader = Reader {
             "dans quel ordre",
         ],
     },
+    letters_of_its_own: &[
+        'œ', 'ç', 'è', 'ê', 'à', 'ù', 'û', 'î', 'ï', 'ë', 'â', 'ô', 'é',
+    ],
     given_up: &["ne…plus", "n'…plus", "arrêté de", "arrêté d'"],
 };

@@ -179,5 +179,6 @@ pub const READER: Reader = Reader {
         count: &["berapa", "jumlah", "totalnya", "secara total"],
         order: &["pertama$", "paling awal", "urutan"],
     },
+    letters_of_its_own: &[],
     given_up: &["tidak lagi", "sudah tidak", "berhenti"],
 };

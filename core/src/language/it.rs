@@ -228,5 +228,6 @@ pub const READER: Reader = Reader {
             "in quale ordine",
         ],
     },
+    letters_of_its_own: &['à', 'è', 'é', 'ì', 'ò', 'ù'],
     given_up: &["non…più", "smesso di"],
 };

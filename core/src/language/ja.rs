@@ -238,5 +238,6 @@ pub const READER: Reader = Reader {
         ],
         order: &["最初", "一番早", "順番"],
     },
+    letters_of_its_own: &[],
     given_up: &["…やめ", "…辞め", "もう…ない", "もう…ません"],
 };

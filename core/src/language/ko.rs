@@ -188,5 +188,6 @@ pub const READER: Reader = Reader {
         count: &["몇", "얼마나", "총", "모두 합"],
         order: &["처음", "먼저", "가장 먼저", "순서"],
     },
+    letters_of_its_own: &[],
     given_up: &["…끊었", "…그만뒀", "…그만두었", "더 이상"],
 };

@@ -142,5 +142,6 @@ pub const READER: Reader = Reader {
         count: &["hoeveel", "hoe vaak", "in totaal", "aantal"],
         order: &["eerst", "als eerste", "in welke volgorde"],
     },
+    letters_of_its_own: &['ë', 'ï'],
     given_up: &["…niet meer", "geen…meer", "gestopt met"],
 };

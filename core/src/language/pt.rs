@@ -191,5 +191,6 @@ pub const READER: Reader = Reader {
         ],
         order: &["primeiro$", "primeira$", "em que ordem", "em qual ordem"],
     },
+    letters_of_its_own: &['ã', 'õ', 'ç', 'á', 'â', 'ê', 'ô', 'é', 'í', 'ó', 'ú', 'à'],
     given_up: &["já não", "não…mais", "deixei de", "parei de"],
 };

@@ -62,6 +62,11 @@ pub struct Reader {
     /// opens with "…" follows it ("smoke anymore"); one with "…" inside holds it ("ne fume
     /// plus"). `recall::given_up`.
     pub given_up: &'static [&'static str],
+    /// Letters (and marks) its language writes that English does not ("ñ", "¿", "ß", "ç"): each
+    /// one is a vote for the readers that list it when a Latin-script text's language is told
+    /// (`super::detect`). Empty only for a language written in a–z alone (English, Indonesian)
+    /// or told by its script (Chinese, Japanese, Korean).
+    pub letters_of_its_own: &'static [char],
 }
 
 /// What makes a question one that adds up or orders facts from several sessions ("how many
@@ -504,6 +509,21 @@ mod tests {
             assert!(!r.times.weeks.is_empty(), "{code}: times.weeks is empty");
             for (i, day) in r.times.weekdays.iter().enumerate() {
                 assert!(!day.is_empty(), "{code}: weekday {i} is empty");
+            }
+            // Only English and Indonesian are written in a–z alone among the Latin-script
+            // languages; Chinese, Japanese and Korean are told by their script.
+            let a_to_z = matches!(r.lang, Lang::English | Lang::Indonesian);
+            let by_script = r.lang.matched_inside_words();
+            assert_eq!(
+                r.letters_of_its_own.is_empty(),
+                a_to_z || by_script,
+                "{code}: letters_of_its_own is wrong: empty only for a–z or a script of its own"
+            );
+            for c in r.letters_of_its_own {
+                assert!(
+                    !c.is_ascii() && !c.is_uppercase(),
+                    "{code}: {c:?} is a–z or capital"
+                );
             }
             if let Unsaid::Dropped { others, marks } = r.unsaid_subject {
                 assert!(!others.is_empty(), "{code}: unsaid_subject lists no others");

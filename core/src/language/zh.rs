@@ -131,5 +131,6 @@ pub const READER: Reader = Reader {
         ],
         order: &["最早", "第一个", "先", "顺序"],
     },
+    letters_of_its_own: &[],
     given_up: &["不再", "戒了", "戒掉", "戒", "已经不"],
 };
