@@ -39,7 +39,13 @@ use localm_core::session;
 fn cues() -> Vec<String> {
     localm_core::language::reader::READERS
         .iter()
-        .flat_map(|r| r.given_up.iter().chain(r.tally.count).chain(r.tally.order))
+        .flat_map(|r| {
+            r.given_up
+                .iter()
+                .chain(r.tally.count)
+                .chain(r.tally.order)
+                .chain(r.requests)
+        })
         .map(|c| c.replace('…', " fume ").replace('$', ""))
         .collect()
 }
@@ -522,8 +528,9 @@ proptest! {
         let _ = localm_core::language::of(&format!("{tail} {name} {head} {name}"));
     }
 
-    /// What was given up, and questions that add up, over any text around every reader's cue
-    /// in any script: no panic, and every word named is the text's.
+    /// What was given up, questions that add up and requests, over any text around every
+    /// reader's cue in any script: no panic, every word named is the text's, and a blanked
+    /// request keeps the text's offsets.
     #[test]
     fn given_up_and_tally(
         head in "\\PC{0,30}",
@@ -540,6 +547,10 @@ proptest! {
             }
             let _ = localm_core::recall::given_up::ends(&tail, &words);
         }
+        // A request blanked keeps every offset: the same length as the text folded.
+        let blanked = localm_core::language::reader::without_requests(&text);
+        prop_assert_eq!(blanked.len(), localm_core::words::fold(&text).len());
+        let _ = localm_core::recall::gate::is_about_user(&text);
     }
 
     /// `settings.json`: loaded settings answer every key, and save then load gives them back

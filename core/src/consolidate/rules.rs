@@ -367,8 +367,19 @@ pub const TABLE: &[Row] = &[
         fires: &[
             ex("longmemeval", "I need help with packing"),
             ex("data-file", "I need help"),
+            // Beyond English, the reader's requests ("dammi", "给我", "explique-moi").
+            ex(
+                "xpersona-it-valid",
+                "Sono terribile in quel gioco, dammi un martello",
+            ),
+            ex("xpersona-zh-valid", "哇 ！好吧，通灵者，给我六个彩票号码。"),
+            ex("hand", "Explique-moi comment fonctionne un transistor."),
         ],
-        holds: &[ex("hand", "I need to renew my UK passport before June")],
+        holds: &[
+            ex("hand", "I need to renew my UK passport before June"),
+            ex("xpersona-zh-valid", "我最好的朋友送给我的。他住在街对面。"),
+            ex("hand", "Mon père me donne des cours de piano le samedi."),
+        ],
     },
     Row {
         rule: Rule::NotFactual,

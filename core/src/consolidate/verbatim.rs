@@ -69,6 +69,9 @@ fn verdict(s: &str, row: &Reader) -> Result<(), Dropped> {
         return Err(Dropped::on(Rule::Addressed, you));
     }
     let folded = crate::words::fold(s);
+    if let Some((_, request)) = reader::request_in(&folded, row) {
+        return Err(Dropped::on(Rule::RequestOnly, request));
+    }
     // Korean words take endings ("피곤해요"): matched inside the text's words.
     let inside = row.lang.matched_inside_words();
     if let Some(p) = row.passing.iter().find(|p| says_phrase(&folded, p, inside)) {
@@ -180,6 +183,56 @@ mod tests {
             ("Je suis trop contente, merci !", Lang::French),
         ] {
             assert!(kept(text, lang).is_empty(), "{text}");
+        }
+    }
+
+    /// A request to the assistant that names the user only as who receives is never a fact, in
+    /// every reader (hand-written, and XPersona's "dammi un martello", "给我六个彩票号码"); the
+    /// same verbs in a sentence of the user's own are kept.
+    #[test]
+    fn requests_are_never_kept() {
+        for (text, lang) in [
+            (
+                "Donne-moi trois idées de titres pour un poème.",
+                Lang::French,
+            ),
+            (
+                "Explique-moi comment fonctionne un transistor.",
+                Lang::French,
+            ),
+            ("Nenn mir ein Synonym für schnell.", Lang::German),
+            (
+                "Bitte erklär mir, wie ein Regenbogen entsteht.",
+                Lang::German,
+            ),
+            ("Geef me drie ideeën voor een gedicht.", Lang::Dutch),
+            ("Me diga a capital da Austrália.", Lang::Portuguese),
+            ("Berikan saya tiga ide judul puisi.", Lang::Indonesian),
+            (
+                "Sono terribile in quel gioco, dammi un martello.",
+                Lang::Italian,
+            ),
+            ("Dime la capital de Australia, yo no la sé.", Lang::Spanish),
+            ("给我一个关于春天的成语。", Lang::Chinese),
+            ("哇 ！好吧，通灵者，给我六个彩票号码。", Lang::Chinese),
+            ("私に俳句をひとつ作ってください。", Lang::Japanese),
+            ("나에게 재미있는 이야기를 해 줘.", Lang::Korean),
+        ] {
+            assert!(kept(text, lang).is_empty(), "{text}");
+        }
+        for (text, lang) in [
+            ("我最好的朋友送给我的自行车很旧了。", Lang::Chinese),
+            (
+                "Mon père me donne des cours de piano le samedi.",
+                Lang::French,
+            ),
+            ("Ich gebe mir jeden Tag Mühe beim Kochen.", Lang::German),
+            (
+                "Ayah saya memberikan saya palu saat saya berusia 2 tahun.",
+                Lang::Indonesian,
+            ),
+        ] {
+            assert_eq!(kept(text, lang), [text], "{text}");
         }
     }
 

@@ -378,6 +378,16 @@ pub const READER: Reader = Reader {
             "what order",
         ],
     },
+    requests: &[
+        "tell me",
+        "give me",
+        "show me",
+        "explain to me",
+        "teach me",
+        "write me",
+        "name me",
+        "translate for me",
+    ],
     letters_of_its_own: &[],
     given_up: &[
         "quit",

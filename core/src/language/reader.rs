@@ -6,6 +6,7 @@
 //! English than these parts, but the parts every language shares are read from here.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use super::Lang;
@@ -62,6 +63,14 @@ pub struct Reader {
     /// opens with "…" follows it ("smoke anymore"); one with "…" inside holds it ("ne fume
     /// plus"). `recall::given_up`.
     pub given_up: &'static [&'static str],
+    /// How a request to the assistant names its writer only as who receives ("tell me",
+    /// "donne-moi", "nenn mir", "给我", "私に…てください"), folded: a request opens a clause
+    /// (after at most one word, "bitte", "请"); one with "…" inside ends its sentence with what
+    /// follows the "…" and may stand anywhere (Japanese and Korean put the verb last). A sentence
+    /// that makes one is never a fact, and a message's "me" inside one does not make it about its
+    /// writer ("Explique-moi comment fonctionne un transistor"; "Dis-moi comment s'appelle mon
+    /// chat" still is, by "mon"). Not "remind me" or "help me": those ask about the writer's own.
+    pub requests: &'static [&'static str],
     /// Letters (and marks) its language writes that English does not ("ñ", "¿", "ß", "ç"): each
     /// one is a vote for the readers that list it when a Latin-script text's language is told
     /// (`super::detect`). Empty only for a language written in a–z alone (English, Indonesian)
@@ -229,6 +238,7 @@ const SURELY_FIRST_PERSON: &[&str] = &[
 /// language (Chinese, Japanese, Korean), or by a Latin-script "I" or "my" no English text says.
 /// No detector runs: recall asks this on the chat path.
 pub fn about_the_writer(s: &str) -> bool {
+    let s = &without_requests(s);
     match super::by_script(s) {
         Some(lang) => of(lang).is_some_and(|r| r.lang != Lang::English && first_person(s, r)),
         None => words_of(s).iter().any(|w| {
@@ -269,6 +279,61 @@ pub fn find_phrase(folded: &str, phrase: &str, unspaced: bool) -> Option<usize> 
         let apart = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
         unspaced || (apart(before) && (phrase.ends_with('\'') || apart(after)))
     })
+}
+
+/// Marks that end a clause: a request opens the clause after one.
+const CLAUSE_ENDS: &[char] = &[
+    ',', ';', ':', '.', '!', '?', '\n', '，', '；', '：', '、', '。', '！', '？',
+];
+
+/// The first request of `reader` in `folded` (a folded text), as [`Reader::requests`] reads
+/// them: the byte range of the words that name the writer, and the request.
+pub fn request_in(folded: &str, reader: &Reader) -> Option<(Range<usize>, &'static str)> {
+    let inside = reader.lang.matched_inside_words();
+    reader.requests.iter().find_map(|&r| {
+        let found = match r.split_once('…') {
+            // The verb ends the sentence: "私にカードマジックを教えて".
+            Some((object, verb)) => folded.match_indices(object).find(|&(i, _)| {
+                let rest = &folded[i + object.len()..];
+                rest.trim_end_matches(|c: char| !c.is_alphanumeric())
+                    .ends_with(verb)
+            }),
+            None => folded.match_indices(r).find(|&(i, _)| {
+                find_phrase(&folded[i..], r, inside) == Some(0) && opens(folded, i, inside)
+            }),
+        };
+        found.map(|(i, object)| (i..i + object.len(), r))
+    })
+}
+
+/// Whether `at` opens a clause of `folded`, after at most one word ("bitte", "please") or, in a
+/// language without spaces, one letter ("请").
+fn opens(folded: &str, at: usize, unspaced: bool) -> bool {
+    let head = &folded[..at];
+    let clause = head.rsplit(CLAUSE_ENDS).next().unwrap_or(head);
+    if unspaced {
+        clause.chars().filter(|c| c.is_alphanumeric()).count() <= 1
+    } else {
+        clause.split_whitespace().count() <= 1
+    }
+}
+
+/// Whether `s` makes a request of the assistant, in any reader ("tell me", "donne-moi", "给我").
+pub fn makes_request(s: &str) -> bool {
+    let folded = crate::words::fold(s);
+    READERS.iter().any(|r| request_in(&folded, r).is_some())
+}
+
+/// `s` folded, each reader's requests blanked ("explique-moi comment …" → "             comment
+/// …"): what is left says whether its writer speaks of themselves. Offsets are `s`'s own.
+pub fn without_requests(s: &str) -> String {
+    let mut folded = crate::words::fold(s);
+    for r in READERS {
+        while let Some((span, _)) = request_in(&folded, r).filter(|(span, _)| !span.is_empty()) {
+            folded.replace_range(span.clone(), &" ".repeat(span.len()));
+        }
+    }
+    folded
 }
 
 /// The words of `s`, lower-cased, an apostrophe kept inside ("j'ai"; typographic ones made
@@ -452,8 +517,9 @@ mod tests {
             let c = &r.constraints;
             let id = &r.identity;
             let l = &r.letters;
-            let parts: [(&str, &[&str]); 31] = [
+            let parts: [(&str, &[&str]); 32] = [
                 ("given_up", r.given_up),
+                ("requests", r.requests),
                 ("tally.count", r.tally.count),
                 ("tally.order", r.tally.order),
                 ("letters.headers", l.headers),
@@ -509,6 +575,13 @@ mod tests {
             assert!(!r.times.weeks.is_empty(), "{code}: times.weeks is empty");
             for (i, day) in r.times.weekdays.iter().enumerate() {
                 assert!(!day.is_empty(), "{code}: weekday {i} is empty");
+            }
+            for request in r.requests {
+                let object = request.split('…').next().unwrap_or_default();
+                assert!(
+                    !object.is_empty(),
+                    "{code}: request {request:?} names no one"
+                );
             }
             // Only English and Indonesian are written in a–z alone among the Latin-script
             // languages; Chinese, Japanese and Korean are told by their script.

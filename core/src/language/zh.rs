@@ -131,6 +131,7 @@ pub const READER: Reader = Reader {
         ],
         order: &["最早", "第一个", "先", "顺序"],
     },
+    requests: &["给我", "告诉我", "教我", "跟我说", "为我", "给我讲"],
     letters_of_its_own: &[],
     given_up: &["不再", "戒了", "戒掉", "戒", "已经不"],
 };

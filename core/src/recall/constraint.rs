@@ -454,14 +454,18 @@ const PLANS: &[&str] = &[
     "family",
 ];
 
-/// The advice domains `message` asks about: empty unless it asks for advice or a
-/// recommendation ("how many calories are in a banana?" asks none; "suggest a dinner" asks
-/// food). Plans ("tonight", "a party") is the weakest: it counts only when no other domain is
+/// The advice domains `message` asks about: empty unless it asks for advice, a recommendation
+/// or something for the user ("how many calories are in a banana?" asks none; "suggest a
+/// dinner" and "give me a recipe" ask food). Plans ("tonight", "a party") is the weakest: it counts only when no other domain is
 /// named, so "dinner ideas for tonight" asks about food, not every plan.
 pub fn advice_domains(message: &str) -> Domains {
     let s = spaced(message);
     let g = gathered();
-    if !any(&s, &g.advice) {
+    // A request asks too ("Kannst du mir ein Rezept für Nusskuchen geben?", "give me a
+    // recipe"): what it names is the advice it wants, but for plans, which any request for
+    // something fun would name ("tell me a fun fact about whales").
+    let advice = any(&s, &g.advice);
+    if !advice && !crate::language::reader::makes_request(message) {
         return Domains::NONE;
     }
     let mut d = Domains::NONE;
@@ -472,7 +476,7 @@ pub fn advice_domains(message: &str) -> Domains {
         (HEALTH_ADVICE, Domains::HEALTH),
         (PLANS, Domains::PLANS),
     ] {
-        if any(&s, cues) && (domain != Domains::PLANS || d.is_empty()) {
+        if any(&s, cues) && (domain != Domains::PLANS || (d.is_empty() && advice)) {
             d = d.or(domain);
         }
     }
@@ -603,6 +607,12 @@ mod tests {
             ("which laptop should I buy?", D::SHOPPING),
             ("what cold medicine can I take?", D::HEALTH),
             ("plan a family day out for Sunday", D::PLANS),
+            // A request names the advice it wants, in any reader.
+            ("give me a dinner recipe", D::FOOD),
+            ("Kannst du mir ein Rezept für Nusskuchen geben?", D::FOOD),
+            ("Donne-moi une recette de dîner", D::FOOD),
+            ("Explique-moi la photosynthèse", D::NONE),
+            ("tell me a fun fact about octopuses", D::NONE),
             // Questions, not requests for advice: no domain, however food-like.
             ("how many calories are in a banana?", D::NONE),
             ("how do vaccines work?", D::NONE),

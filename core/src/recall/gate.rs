@@ -104,10 +104,13 @@ pub fn for_model(id: &str) -> Gates {
 }
 
 /// Whether a message is about the user: it speaks in the first person ("my", "I'm", "we",
-/// "remind me…"), other than the generic how-to "how do I …" / "how can I …"; beyond English, a
-/// first-person word of its language ("mon", "我").
+/// "remind me…"), other than the generic how-to "how do I …" / "how can I …" and the "me" of a
+/// request ("tell me a joke"); beyond English, a first-person word of its language ("mon",
+/// "我") outside a request ("explique-moi", "给我").
 pub fn is_about_user(text: &str) -> bool {
-    english_first_person(text) || crate::language::reader::about_the_writer(text)
+    // "tell me a joke", "donne-moi …": a request's "me" is who receives, not who is asked about.
+    english_first_person(&crate::language::reader::without_requests(text))
+        || crate::language::reader::about_the_writer(text)
 }
 
 /// The English of [`is_about_user`].
@@ -172,6 +175,40 @@ mod tests {
         assert!(!is_about_user("Soy milk recipes?"));
         assert!(!is_about_user("Quel temps fait-il demain ?"));
         assert!(!is_about_user("今天天气怎么样？"));
+    }
+
+    /// A request's "me" is who receives: "Explique-moi comment fonctionne un transistor" is not
+    /// about its writer (it let facts through e5's gate), in every reader; a request that asks
+    /// about the writer's own still is, and so is "remind me".
+    #[test]
+    fn a_request_is_not_about_its_writer() {
+        for q in [
+            "Tell me a fun fact about octopuses",
+            "Explique-moi comment fonctionne un transistor",
+            "Donne-moi un synonyme de rapide",
+            "Nenn mir ein Synonym für schnell",
+            "Kannst du mir erklären, was ein Transistor ist?",
+            "Geef mij een recept voor soep",
+            "Berikan saya tiga ide judul puisi",
+            "给我一个“快”的近义词",
+            "请告诉我月球有多远",
+            "私に俳句をひとつ作ってください",
+            "나에게 재미있는 이야기를 해 줘",
+        ] {
+            assert!(!is_about_user(q), "{q}");
+        }
+        for q in [
+            "Tell me what my dog is called",
+            "remind me what tidewatch is built with",
+            "Dis-moi comment s'appelle mon chat",
+            "Rappelle-moi où j'habite",
+            "Sag mir, wie mein Hund heißt",
+            "告诉我我的猫叫什么",
+            "私の犬の名前を教えて",
+            "Mein Vater gibt mir jeden Sonntag Geld",
+        ] {
+            assert!(is_about_user(q), "{q}");
+        }
     }
 
     #[test]
