@@ -222,6 +222,8 @@ mod tests {
         }
         for (text, lang) in [
             ("我最好的朋友送给我的自行车很旧了。", Lang::Chinese),
+            ("他给我买了各种各样的关于婴儿的书。", Lang::Chinese),
+            ("我住在内陆，因为我对水过敏。", Lang::Chinese),
             (
                 "Mon père me donne des cours de piano le samedi.",
                 Lang::French,

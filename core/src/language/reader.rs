@@ -65,7 +65,7 @@ pub struct Reader {
     pub given_up: &'static [&'static str],
     /// How a request to the assistant names its writer only as who receives ("tell me",
     /// "donne-moi", "nenn mir", "给我", "私に…てください"), folded: a request opens a clause
-    /// (after at most one word, "bitte", "请"); one with "…" inside ends its sentence with what
+    /// (after at most one word, "bitte", in a language with spaces); one with "…" inside ends its sentence with what
     /// follows the "…" and may stand anywhere (Japanese and Korean put the verb last). A sentence
     /// that makes one is never a fact, and a message's "me" inside one does not make it about its
     /// writer ("Explique-moi comment fonctionne un transistor"; "Dis-moi comment s'appelle mon
@@ -306,13 +306,14 @@ pub fn request_in(folded: &str, reader: &Reader) -> Option<(Range<usize>, &'stat
     })
 }
 
-/// Whether `at` opens a clause of `folded`, after at most one word ("bitte", "please") or, in a
-/// language without spaces, one letter ("请").
+/// Whether `at` opens a clause of `folded`: after at most one word ("bitte", "please"), or, in a
+/// language without spaces, right at its start (one letter before is a subject: "他给我买了",
+/// "因为我…"; "请" is listed with its requests).
 fn opens(folded: &str, at: usize, unspaced: bool) -> bool {
     let head = &folded[..at];
     let clause = head.rsplit(CLAUSE_ENDS).next().unwrap_or(head);
     if unspaced {
-        clause.chars().filter(|c| c.is_alphanumeric()).count() <= 1
+        !clause.chars().any(char::is_alphanumeric)
     } else {
         clause.split_whitespace().count() <= 1
     }
