@@ -25,7 +25,7 @@ pub struct Readers;
 
 /// A text of fewer words than this with no vote says too little for letter trigrams ("Blue!",
 /// "a Korg B1"): it is English.
-const SHORT_WORDS: usize = 4;
+pub const SHORT_WORDS: usize = 4;
 
 /// Two readers beyond English closer than this are a doubt that letter trigrams settle ("mi
 /// piace", Italian, votes for Spanish's "mi" too).

@@ -241,11 +241,21 @@ pub fn about_the_writer(s: &str) -> bool {
     let s = &without_requests(s);
     match super::by_script(s) {
         Some(lang) => of(lang).is_some_and(|r| r.lang != Lang::English && first_person(s, r)),
-        None => words_of(s).iter().any(|w| {
-            SURELY_FIRST_PERSON
-                .iter()
-                .any(|f| w == f || (f.ends_with('\'') && w.starts_with(f)))
-        }),
+        None => {
+            words_of(s).iter().any(|w| {
+                SURELY_FIRST_PERSON
+                    .iter()
+                    .any(|f| w == f || (f.ends_with('\'') && w.starts_with(f)))
+            }) || {
+                // The reader the text's own words name (no model: `detect`) reads its "my" and
+                // "me" that English would not tell apart ("¿Cómo se llama mi perro?"), in a text
+                // long enough to name one ("Soy milk recipes?" is English).
+                use super::detect::Detector;
+                let lang = super::detect::Readers.latin(s);
+                crate::words::tokens(s).len() >= super::detect::SHORT_WORDS
+                    && of(lang).is_some_and(|r| r.lang != Lang::English && first_person(s, r))
+            }
+        }
     }
 }
 

@@ -175,6 +175,12 @@ mod tests {
         assert!(!is_about_user("Soy milk recipes?"));
         assert!(!is_about_user("Quel temps fait-il demain ?"));
         assert!(!is_about_user("今天天气怎么样？"));
+        // "mi", "me", "meu" are also words of other languages: the text's reader reads them.
+        assert!(is_about_user("¿Cómo se llama mi perro?"));
+        assert!(is_about_user("¿Dónde vive mi hermana?"));
+        assert!(is_about_user("¿Me recomiendas un postre con nata?"));
+        assert!(!is_about_user("¿Cuál es la capital de Australia?"));
+        assert!(!is_about_user("Mi is the third note of the scale, right?"));
     }
 
     /// A request's "me" is who receives: "Explique-moi comment fonctionne un transistor" is not
