@@ -39,6 +39,17 @@ pub const SECRET_NAMES: &[(&str, Named)] = &[
     ("পাসওয়ার্ড", Named::Password),
     ("கடவுச்சொல்", Named::Password),
     ("పాస్‌వర్డ్", Named::Password),
+    ("పాస్వర్డ్", Named::Password),
+    // Sinhala
+    ("මුරපදය", Named::Password),
+    // Georgian, Armenian (the stems: "პაროლია", "գաղտնաբառը")
+    ("პაროლ", Named::Password),
+    ("გასაღებ", Named::Password),
+    ("գաղտնաբառ", Named::Password),
+    // Amharic ("የይለፍ ቃል", "የይለፍ ቃሌ": my password)
+    ("የይለፍ ቃ", Named::Password),
+    // Khmer
+    ("ពាក្យសម្ងាត់", Named::Password),
     // Thai, Vietnamese
     ("รหัสผ่าน", Named::Password),
     ("รหัส", Named::Password),

@@ -478,7 +478,7 @@ fn look_alikes_in_any_language_are_not_secrets() {
     }
 }
 
-/// The probe of issue #50: 20 phrasings of a secret in each read language and 14 in languages
+/// The probe of issue #50: 20 phrasings of a secret in each read language and 22 in languages
 /// memory does not read (`phrasings.tsv`, written after the detector, as a user types them):
 /// every one is found.
 #[test]
