@@ -14,6 +14,7 @@ Rules (tests/data/xpersona/README.md says the same):
  oracle     the same coverage for the owner's own sentences kept verbatim, one fact each: what
             keeping the user's words could reach. `ratio` = coverage / oracle.
  facts      semantic records per dialogue.
+ summaries  dialogues that got a summary (an episodic record), in the dialogue's language or none.
  mixed      records with an English word (a word of ENGLISH below the owner never typed).
  english    records written in English (half their words or more English, or opening with
             "User", "Said" or "Asked").
@@ -170,13 +171,14 @@ def covered(lines, texts, lang):
 
 
 def score(lang, dialogues):
-    disclosed = cov = oracle = facts = mixed = english = records = 0
+    disclosed = cov = oracle = facts = mixed = english = records = summaries = 0
     for d in dialogues:
         texts = [r["text"] for r in d["records"] if r["kind"] == "semantic"]
         disclosed += sum(1 for x in d["lines"] if x["disclosed"])
         cov += covered(d["lines"], texts, lang)
         oracle += covered(d["lines"], [s for u in d["owner"] for s in sentences(u)], lang)
         facts += len(texts)
+        summaries += any(r["kind"] == "episodic" for r in d["records"])
         for r in d["records"]:
             records += 1
             mixed += bool(english_words(r["text"], d))
@@ -186,7 +188,7 @@ def score(lang, dialogues):
     c, o = cov / max(disclosed, 1), oracle / max(disclosed, 1)
     return {"lang": lang, "dialogues": len(dialogues), "facts_per_dialogue": facts / len(dialogues),
             "disclosed": disclosed, "coverage": c, "oracle": o, "ratio": c / o if o else 0.0,
-            "records": records, "mixed": mixed, "english": english,
+            "records": records, "mixed": mixed, "english": english, "summaries": summaries,
             "pass_median_s": statistics.median(walls), "pass_p10_s": q[0], "pass_p90_s": q[-1]}
 
 
@@ -202,10 +204,12 @@ def main():
                          "dialogues 100-129, scored once)")
     ap.add_argument("--sample", help="write up to 50 facts per language here, for precision by hand")
     ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--summaries", help="write every summary with its dialogue's owner turns here, "
+                                        "to read by hand")
     a = ap.parse_args()
-    rows, sample = [], {}
+    rows, sample, summaries = [], {}, {}
     print(f"{'lang':4} {'dlg':>3} {'facts/dlg':>9} {'disclosed':>9} {'coverage':>8} {'oracle':>6} "
-          f"{'ratio':>5} {'records':>7} {'mixed':>5} {'english':>7} {'pass s (p10-p90)':>18}")
+          f"{'ratio':>5} {'records':>7} {'mixed':>5} {'english':>7} {'summaries':>9} {'pass s (p10-p90)':>18}")
     for lang in a.langs.split(","):
         dialogues = load(lang, a.limit, a.offset)
         play(lang, dialogues, a)
@@ -213,15 +217,20 @@ def main():
         rows.append(r)
         print(f"{lang:4} {r['dialogues']:3} {r['facts_per_dialogue']:9.2f} {r['disclosed']:9} "
               f"{r['coverage']:8.3f} {r['oracle']:6.3f} {r['ratio']:5.2f} {r['records']:7} "
-              f"{r['mixed']:5} {r['english']:7} {r['pass_median_s']:7.2f} ({r['pass_p10_s']:.2f}-"
+              f"{r['mixed']:5} {r['english']:7} {r['summaries']:9} {r['pass_median_s']:7.2f} ({r['pass_p10_s']:.2f}-"
               f"{r['pass_p90_s']:.2f})", flush=True)
         facts = [(d["index"], t["text"], d["persona"]) for d in dialogues for t in d["records"]
                  if t["kind"] == "semantic"]
         random.Random(f"localm-xpersona-{lang}").shuffle(facts)
         sample[lang] = [{"dialogue": i, "fact": t, "persona": p, "label": None} for i, t, p in facts[:50]]
+        summaries[lang] = [{"dialogue": d["index"], "summary": t["text"], "owner": d["owner"]}
+                           for d in dialogues for t in d["records"] if t["kind"] == "episodic"]
     if a.sample:
         with open(a.sample, "w", encoding="utf-8") as f:
             json.dump(sample, f, ensure_ascii=False, indent=1)
+    if a.summaries:
+        with open(a.summaries, "w", encoding="utf-8") as f:
+            json.dump(summaries, f, ensure_ascii=False, indent=1)
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump(rows, f, indent=1)
