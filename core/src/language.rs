@@ -79,24 +79,6 @@ impl Lang {
         }
     }
 
-    /// Its name in English ("French"), as a prompt names it; "another language" for `Other`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Lang::English => "English",
-            Lang::French => "French",
-            Lang::German => "German",
-            Lang::Spanish => "Spanish",
-            Lang::Italian => "Italian",
-            Lang::Portuguese => "Portuguese",
-            Lang::Dutch => "Dutch",
-            Lang::Indonesian => "Indonesian",
-            Lang::Chinese => "Chinese",
-            Lang::Japanese => "Japanese",
-            Lang::Korean => "Korean",
-            Lang::Other => "another language",
-        }
-    }
-
     /// Written without spaces between words (a word count says nothing; characters do).
     pub fn unspaced(self) -> bool {
         matches!(self, Lang::Chinese | Lang::Japanese)

@@ -50,12 +50,6 @@ verb ::= {}{COMMON}"#,
     )
 }
 
-/// `{"summary": "…"}` in any language: one short line (a summary beyond English, whose words the
-/// pass checks against the user's own: `summary_native`).
-pub fn summary_any() -> String {
-    format!(r#"root ::= "{{" ws "\"summary\"" ws ":" ws "\"" char{{8,90}} "\"" ws "}}"{COMMON}"#)
-}
-
 /// The verbs a summary may open with.
 pub const SUMMARY_VERBS: &[&str] = &[
     "Asked",

@@ -24,7 +24,6 @@ mod relative;
 pub mod report;
 pub mod rules;
 pub mod summary;
-pub mod summary_native;
 mod things;
 pub mod until;
 mod verbatim;
@@ -570,16 +569,9 @@ fn summarise_due(
     let mut facts: Option<Vec<HashSet<String>>> = None;
     for s in episodic::due(sessions, &snap.state, now) {
         let typed = typed_text(s);
-        // A summary is in the session's language or is not written: beyond English, the
-        // model's line checked against the user's words, and no rule's.
-        let lang = crate::language::of(&typed);
-        if lang != Lang::English {
-            if let Some(reader) = summary_native::applies(lang) {
-                let text = summarise_native(s, reader, &typed, model, report)?;
-                if let Some(text) = text {
-                    changes.push(summary_change(s, text));
-                }
-            }
+        // A summary is in the session's language or is not written: the prompts and the rules
+        // write English.
+        if crate::language::of(&typed) != Lang::English {
             summarised.push(s.id.clone());
             continue;
         }
@@ -611,75 +603,29 @@ fn summarise_due(
             }
         };
         if let Some(text) = text {
-            let said_at = said_at(s);
-            changes.push(summary_change(s, dates::absolute(&text, said_at)));
+            // The session happened when its last message was written (else the log's
+            // modification time): its relative times are dated from then.
+            let said_at = s
+                .lines
+                .iter()
+                .rev()
+                .find_map(|l| l.ts)
+                .unwrap_or(s.modified);
+            changes.push(Change {
+                planned: Planned::Add {
+                    text: dates::absolute(&text, said_at),
+                    kind: Kind::Episodic,
+                    importance: EPISODIC_IMPORTANCE,
+                },
+                sessions: vec![s.id.clone()],
+                evidence: Vec::new(),
+                valid_until: None,
+                said_at: Some(said_at),
+            });
         }
         summarised.push(s.id.clone());
     }
     Ok(summarised)
-}
-
-/// When a session happened: when its last message was written (else the log's modification
-/// time). Its relative times are dated from then.
-fn said_at(s: &Session) -> DateTime<Utc> {
-    s.lines
-        .iter()
-        .rev()
-        .find_map(|l| l.ts)
-        .unwrap_or(s.modified)
-}
-
-/// The change that adds `text` as the summary of `s`.
-fn summary_change(s: &Session, text: String) -> Change {
-    Change {
-        planned: Planned::Add {
-            text,
-            kind: Kind::Episodic,
-            importance: EPISODIC_IMPORTANCE,
-        },
-        sessions: vec![s.id.clone()],
-        evidence: Vec::new(),
-        valid_until: None,
-        said_at: Some(said_at(s)),
-    }
-}
-
-/// The model's summary of `s` in its own language (`reader`'s), when it passes
-/// `summary_native::check`; else none, and the report says why.
-fn summarise_native(
-    s: &Session,
-    reader: &crate::language::reader::Reader,
-    typed: &str,
-    model: &mut Model,
-    report: &mut Report,
-) -> Result<Option<String>, ModelError> {
-    let lines: Vec<&session::Line> = s.lines.iter().collect();
-    let log = prompt::render_for_summary(&lines);
-    let reply = model.generate(
-        &summary_native::prompt(&log, reader),
-        &grammar::summary_any(),
-        SUMMARY_TOKENS,
-    )?;
-    let Some(text) = parse::summary(&reply.text) else {
-        let why = "unreadable model reply";
-        report.skipped.push(Skipped::because(
-            format!("summary of session {}", s.id),
-            why,
-        ));
-        return Ok(None);
-    };
-    if crate::secret::find(&text).is_some() {
-        let refused = Skipped::refused(crate::secret::redact(&text), guard::Refusal::Secret);
-        report.skipped.push(refused);
-        return Ok(None);
-    }
-    Ok(match summary_native::check(&text, typed, reader) {
-        Ok(()) => Some(text),
-        Err(why) => {
-            report.skipped.push(Skipped::because(text, why));
-            None
-        }
-    })
 }
 
 /// The content words of each fact the store holds and the pass adds or rewrites: what a summary

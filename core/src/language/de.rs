@@ -223,10 +223,6 @@ pub const READER: Reader = Reader {
         "sagen sie mir",
         "erklären sie mir",
     ],
-    summary_example: (
-        "Ich suche eine neue Wohnung in Leipzig, am liebsten mit Balkon.",
-        "Sucht eine neue Wohnung in Leipzig mit Balkon",
-    ),
     letters_of_its_own: &['ä', 'ö', 'ü', 'ß'],
     given_up: &[
         "…nicht mehr",

@@ -388,10 +388,6 @@ pub const READER: Reader = Reader {
         "name me",
         "translate for me",
     ],
-    summary_example: (
-        "my sourdough starter smells like nail polish, is it dead?",
-        "Asked how to revive a sourdough starter that smelled of acetone",
-    ),
     letters_of_its_own: &[],
     given_up: &[
         "quit",

@@ -231,10 +231,6 @@ pub const READER: Reader = Reader {
         "deme",
         "explíqueme",
     ],
-    summary_example: (
-        "Estoy buscando un piso en Valencia cerca del trabajo, con dos habitaciones.",
-        "Busca un piso en Valencia cerca del trabajo, con dos habitaciones",
-    ),
     letters_of_its_own: &['ñ', '¿', '¡', 'á', 'í', 'ó', 'ú', 'é'],
     given_up: &["ya no", "dejé de", "dejado de", "no…más"],
 };

@@ -263,10 +263,6 @@ pub const READER: Reader = Reader {
         "montrez-moi",
         "racontez-moi",
     ],
-    summary_example: (
-        "Je prépare une randonnée de trois jours dans les Vosges avec ma sœur en juin.",
-        "Prépare une randonnée de trois jours dans les Vosges avec sa sœur",
-    ),
     letters_of_its_own: &[
         'œ', 'ç', 'è', 'ê', 'à', 'ù', 'û', 'î', 'ï', 'ë', 'â', 'ô', 'é',
     ],

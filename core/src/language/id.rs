@@ -195,10 +195,6 @@ pub const READER: Reader = Reader {
         "ajari saya",
         "ajari aku",
     ],
-    summary_example: (
-        "Saya sedang belajar memasak rendang untuk acara keluarga minggu depan.",
-        "Belajar memasak rendang untuk acara keluarga minggu depan",
-    ),
     letters_of_its_own: &[],
     given_up: &["tidak lagi", "sudah tidak", "berhenti"],
 };

@@ -241,10 +241,6 @@ pub const READER: Reader = Reader {
         "mi spieghi",
         "mi dai",
     ],
-    summary_example: (
-        "Sto imparando a suonare il violino e mi esercito ogni sera.",
-        "Impara a suonare il violino e si esercita ogni sera",
-    ),
     letters_of_its_own: &['à', 'è', 'é', 'ì', 'ò', 'ù'],
     given_up: &["non…più", "smesso di"],
 };

@@ -247,10 +247,6 @@ pub const READER: Reader = Reader {
         "僕に…て",
         "俺に…て",
     ],
-    summary_example: (
-        "来月、京都に旅行するので、お寺を調べています。",
-        "来月、京都に旅行するので、お寺を調べている",
-    ),
     letters_of_its_own: &[],
     given_up: &["…やめ", "…辞め", "もう…ない", "もう…ません"],
 };

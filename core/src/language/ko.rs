@@ -196,10 +196,6 @@ pub const READER: Reader = Reader {
         "저에게…줄래요",
         "나에게…줄래",
     ],
-    summary_example: (
-        "다음 주에 부산으로 출장을 가서 호텔을 찾고 있어요.",
-        "다음 주에 부산 출장, 호텔을 찾고 있음",
-    ),
     letters_of_its_own: &[],
     given_up: &["…끊었", "…그만뒀", "…그만두었", "더 이상"],
 };

@@ -157,10 +157,6 @@ pub const READER: Reader = Reader {
         "kun je me",
         "kun je mij",
     ],
-    summary_example: (
-        "Ik ben mijn moestuin aan het opruimen voor de winter.",
-        "Is de moestuin aan het opruimen voor de winter",
-    ),
     letters_of_its_own: &['ë', 'ï'],
     given_up: &["…niet meer", "geen…meer", "gestopt met"],
 };

@@ -208,10 +208,6 @@ pub const READER: Reader = Reader {
         "conte-me",
         "mostre-me",
     ],
-    summary_example: (
-        "Estou a organizar a festa de anos da minha filha no sábado.",
-        "Organiza a festa de anos da filha no sábado",
-    ),
     letters_of_its_own: &['ã', 'õ', 'ç', 'á', 'â', 'ê', 'ô', 'é', 'í', 'ó', 'ú', 'à'],
     given_up: &["já não", "não…mais", "deixei de", "parei de"],
 };

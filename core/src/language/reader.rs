@@ -71,9 +71,6 @@ pub struct Reader {
     /// writer ("Explique-moi comment fonctionne un transistor"; "Dis-moi comment s'appelle mon
     /// chat" still is, by "mon"). Not "remind me" or "help me": those ask about the writer's own.
     pub requests: &'static [&'static str],
-    /// A user's line and the one-line summary of it a session in this language gets (beyond
-    /// English, the model's worked example: `consolidate::summary_native`), in the language.
-    pub summary_example: (&'static str, &'static str),
     /// Letters (and marks) its language writes that English does not ("ñ", "¿", "ß", "ç"): each
     /// one is a vote for the readers that list it when a Latin-script text's language is told
     /// (`super::detect`). Empty only for a language written in a–z alone (English, Indonesian)
@@ -479,11 +476,6 @@ fn readers_of() -> &'static HashMap<&'static str, u32> {
     })
 }
 
-/// Whether a lower-case word is one of `reader`'s grammar words ("la", "der", "的").
-pub fn is_grammar_of(word: &str, reader: &Reader) -> bool {
-    reader.grammar.contains(&word)
-}
-
 /// Whether a lower-case word is a grammar word of some reader ("the", "mein", "la").
 pub fn is_grammar(word: &str) -> bool {
     readers_of().contains_key(word)
@@ -536,11 +528,6 @@ mod tests {
             let c = &r.constraints;
             let id = &r.identity;
             let l = &r.letters;
-            let (said, summary) = r.summary_example;
-            assert!(
-                !said.is_empty() && !summary.is_empty(),
-                "{code}: summary_example is empty"
-            );
             let parts: [(&str, &[&str]); 32] = [
                 ("given_up", r.given_up),
                 ("requests", r.requests),

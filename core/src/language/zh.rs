@@ -140,10 +140,6 @@ pub const READER: Reader = Reader {
         "请告诉我",
         "请教我",
     ],
-    summary_example: (
-        "我在准备下个月去成都的旅行，想吃火锅。",
-        "准备下个月去成都的旅行，想吃火锅",
-    ),
     letters_of_its_own: &[],
     given_up: &["不再", "戒了", "戒掉", "戒", "已经不"],
 };
