@@ -166,8 +166,9 @@ pub fn reads_as_english(text: &str) -> bool {
 }
 
 /// A Latin-script turn of fewer words than this says too little for the detector ("Blue!",
-/// "Oui"): it is in the language of the message before it.
-const SHORT_WORDS: usize = 4;
+/// "Oui"): it is in the language of the message before it; with no reader's word in it, it is
+/// English (`detect`); and recall reads no reader's first person in it ("Soy milk recipes?").
+pub(crate) const SHORT_WORDS: usize = 4;
 
 /// The language of a turn, `before` being the message it answers: a short Latin-script reply is
 /// in the language it was asked in (and only then is the message before read).

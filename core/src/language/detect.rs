@@ -10,8 +10,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::Lang;
 use super::reader::{READERS, Reader};
+use super::{Lang, SHORT_WORDS};
 
 /// How a Latin-script text's language is told: memory runs [`Readers`]; the benchmark puts
 /// others beside it.
@@ -22,10 +22,6 @@ pub trait Detector: Sync {
 
 /// The readers' votes, whatlang where they cannot tell, English winning doubt.
 pub struct Readers;
-
-/// A text of fewer words than this with no vote says too little for letter trigrams ("Blue!",
-/// "a Korg B1"): it is English.
-pub const SHORT_WORDS: usize = 4;
 
 /// Two readers beyond English closer than this are a doubt that letter trigrams settle ("mi
 /// piace", Italian, votes for Spanish's "mi" too).
@@ -136,6 +132,7 @@ impl Detector for Readers {
         order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
         let (first, second) = (order[0], order[1]);
         if scores[first] == 0.0 {
+            // Too few words for letter trigrams ("Blue!", "a Korg B1"): English.
             if crate::words::tokens(text).len() < SHORT_WORDS {
                 return Lang::English;
             }
@@ -165,8 +162,12 @@ fn by_trigrams(text: &str) -> Option<Lang> {
         .char_indices()
         .nth(READ_CHARS)
         .map_or(text, |(end, _)| &text[..end]);
-    let latin: Vec<whatlang::Lang> = READERS.iter().filter_map(|r| trigrams_of(r.lang)).collect();
-    let info = whatlang::Detector::with_allowlist(latin).detect(head)?;
+    static TRIGRAMS: OnceLock<whatlang::Detector> = OnceLock::new();
+    let trigrams = TRIGRAMS.get_or_init(|| {
+        let latin = READERS.iter().filter_map(|r| trigrams_of(r.lang)).collect();
+        whatlang::Detector::with_allowlist(latin)
+    });
+    let info = trigrams.detect(head)?;
     let picked = info.lang();
     READERS
         .iter()

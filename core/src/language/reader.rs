@@ -65,8 +65,9 @@ pub struct Reader {
     pub given_up: &'static [&'static str],
     /// How a request to the assistant names its writer only as who receives ("tell me",
     /// "donne-moi", "nenn mir", "给我", "私に…てください"), folded: a request opens a clause
-    /// (after at most one word, "bitte", in a language with spaces); one with "…" inside ends its sentence with what
-    /// follows the "…" and may stand anywhere (Japanese and Korean put the verb last). A sentence
+    /// (after at most one word, "bitte", in a language with spaces); one with "…" inside ends
+    /// its sentence with what follows the "…" and may stand anywhere (Japanese and Korean put
+    /// the verb last). A sentence
     /// that makes one is never a fact, and a message's "me" inside one does not make it about its
     /// writer ("Explique-moi comment fonctionne un transistor"; "Dis-moi comment s'appelle mon
     /// chat" still is, by "mon"). Not "remind me" or "help me": those ask about the writer's own.
@@ -235,10 +236,11 @@ const SURELY_FIRST_PERSON: &[&str] = &[
 ];
 
 /// Whether `s` speaks of its writer in a language beyond English: by the reader of its script's
-/// language (Chinese, Japanese, Korean), or by a Latin-script "I" or "my" no English text says.
-/// No detector runs: recall asks this on the chat path.
+/// language (Chinese, Japanese, Korean), or by a Latin-script "I" or "my" no English text says,
+/// or, in a text of four words or more, by the first person of the reader its words name
+/// (`detect`: word lists, no model, cheap enough for the chat path). `s` comes without its
+/// requests ([`without_requests`]): a request's "me" is who receives.
 pub fn about_the_writer(s: &str) -> bool {
-    let s = &without_requests(s);
     match super::by_script(s) {
         Some(lang) => of(lang).is_some_and(|r| r.lang != Lang::English && first_person(s, r)),
         None => {
@@ -251,9 +253,9 @@ pub fn about_the_writer(s: &str) -> bool {
                 // "me" that English would not tell apart ("¿Cómo se llama mi perro?"), in a text
                 // long enough to name one ("Soy milk recipes?" is English).
                 use super::detect::Detector;
-                let lang = super::detect::Readers.latin(s);
-                crate::words::tokens(s).len() >= super::detect::SHORT_WORDS
-                    && of(lang).is_some_and(|r| r.lang != Lang::English && first_person(s, r))
+                crate::words::tokens(s).len() >= super::SHORT_WORDS
+                    && of(super::detect::Readers.latin(s))
+                        .is_some_and(|r| r.lang != Lang::English && first_person(s, r))
             }
         }
     }

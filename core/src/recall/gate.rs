@@ -109,8 +109,8 @@ pub fn for_model(id: &str) -> Gates {
 /// "我") outside a request ("explique-moi", "给我").
 pub fn is_about_user(text: &str) -> bool {
     // "tell me a joke", "donne-moi …": a request's "me" is who receives, not who is asked about.
-    english_first_person(&crate::language::reader::without_requests(text))
-        || crate::language::reader::about_the_writer(text)
+    let text = crate::language::reader::without_requests(text);
+    english_first_person(&text) || crate::language::reader::about_the_writer(&text)
 }
 
 /// The English of [`is_about_user`].
