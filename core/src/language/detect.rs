@@ -66,7 +66,6 @@ fn said_by(r: &Reader) -> Vec<&'static str> {
         r.listener_openers,
         r.passing,
         r.pointing,
-        r.given_up,
         r.tally.count,
         r.tally.order,
         t.likings,
@@ -79,6 +78,7 @@ fn said_by(r: &Reader) -> Vec<&'static str> {
         id.work.told,
     ]
     .concat();
+    all.extend(r.given_up.iter().map(|c| c.split(" +").next().unwrap_or(c)));
     all.extend(t.days.iter().map(|(w, _)| *w));
     all.extend(t.weeks.iter().map(|(w, _)| *w));
     all.extend(t.weekdays.iter().flat_map(|d| d.iter()));

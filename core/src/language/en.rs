@@ -391,7 +391,7 @@ pub const READER: Reader = Reader {
     letters_of_its_own: &[],
     given_up: &[
         "quit",
-        "stopped",
+        "stopped +ing",
         "gave up",
         "given up",
         "no longer",

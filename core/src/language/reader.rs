@@ -61,7 +61,8 @@ pub struct Reader {
     /// How a sentence says the user gave something up ("quit", "ne … plus", "ya no", "nicht
     /// mehr", "戒"), folded: a cue is followed by what was given up ("quit smoking"); one that
     /// opens with "…" follows it ("smoke anymore"); one with "…" inside holds it ("ne fume
-    /// plus"). `recall::given_up`.
+    /// plus"); one with " +" names how the next word ends ("stopped +ing": "stopped smoking", not
+    /// "stopped at a cafe"). `recall::given_up`.
     pub given_up: &'static [&'static str],
     /// How a request to the assistant names its writer only as who receives ("tell me",
     /// "donne-moi", "nenn mir", "给我", "私に…てください"), folded: a request opens a clause

@@ -58,7 +58,8 @@ fn same_word(a: &str, b: &str) -> bool {
 }
 
 /// What `cue` names in `folded`, when `folded` says it: the words after it, before it ("…A"), or
-/// inside it ("A…B"), nearest first, at most [`NAMED_BY`] (or [`NAMED_BY_LETTERS`] letters).
+/// inside it ("A…B"), nearest first; after "A +ing" only when the next word ends so ("stopped
+/// smoking", not "stopped at a cafe"), at most [`NAMED_BY`] (or [`NAMED_BY_LETTERS`] letters).
 fn named(folded: &str, cue: &str, r: &Reader) -> Option<Vec<String>> {
     let inside = r.lang.matched_inside_words();
     let (span, before) = match cue.split_once('…') {
@@ -72,7 +73,18 @@ fn named(folded: &str, cue: &str, r: &Reader) -> Option<Vec<String>> {
             (&folded[start..end], false)
         }
         None => {
+            let (cue, ending) = cue
+                .split_once(" +")
+                .map_or((cue, None), |(c, e)| (c, Some(e)));
             let at = find_phrase(folded, cue, inside)? + cue.len();
+            let next = folded[at..].split_whitespace().next().unwrap_or_default();
+            if ending.is_some_and(|e| {
+                !next
+                    .trim_end_matches(|c: char| !c.is_alphanumeric())
+                    .ends_with(e)
+            }) {
+                return None;
+            }
             (&folded[at..], false)
         }
     };
@@ -137,6 +149,10 @@ mod tests {
             ),
             ("Fumo dieci sigarette al giorno.", "Non fumo più."),
             ("Ho smesso di fumare.", "Ho smesso di fumare."),
+            (
+                "User drinks coffee every morning",
+                "User stopped drinking coffee in 2021",
+            ),
             ("Eu fumo todos os dias.", "Já não fumo."),
             (
                 "Ich rauche zehn Zigaretten am Tag.",
@@ -182,6 +198,10 @@ mod tests {
             assert!(!ends(older, &gave), "{later} → {gave:?} ends {older}");
         }
         for said in [
+            // "Stopped" gives up a doing, not a place passed through.
+            "User stopped at a cafe in Leith",
+            "User stopped by their mom's house on Sunday",
+            "User stopped in Lisbon for two nights",
             "User smokes about ten cigarettes a day",
             "User plays Quake",
             "Je fume un paquet par semaine.",
