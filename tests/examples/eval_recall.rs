@@ -6,7 +6,8 @@
 //! `cargo run --release -p localm-tests --example eval_recall -- [MODEL_DIR] [--misses] [--dump FILE]`
 //! (`scripts/bench recall-quality` runs it with the test model). With `--set recall-set-languages`
 //! (or any folder of `tests/data/`), it prints each half by language, asked with the chat's
-//! window and with the latest message alone.
+//! window and with the latest message alone. `--dump FILE` writes the tuning half's signals
+//! (`--half NAME` another half, for a set that has been read already).
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::path::{Path, PathBuf};
@@ -74,13 +75,18 @@ fn main() {
         .iter()
         .enumerate()
         .find(|(k, a)| {
-            !a.starts_with("--") && (*k == 0 || !matches!(args[k - 1].as_str(), "--dump" | "--set"))
+            !a.starts_with("--")
+                && (*k == 0 || !matches!(args[k - 1].as_str(), "--dump" | "--set" | "--half"))
         })
         .map(|(_, a)| PathBuf::from(a));
     let bert = model.map(|m| BertEmbedder::load(&m).expect("the embedding model"));
     if let Some(out) = dump_to {
         let set = set_name.as_deref().unwrap_or("recall-set");
-        dump(&load_from(set, "tune"), bert.as_ref(), &out);
+        let half = args
+            .iter()
+            .position(|a| a == "--half")
+            .map_or("tune", |p| args[p + 1].as_str());
+        dump(&load_from(set, half), bert.as_ref(), &out);
         return;
     }
     if let Some(name) = set_name {
