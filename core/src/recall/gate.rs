@@ -194,6 +194,10 @@ mod tests {
             "Donne-moi un synonyme de rapide",
             "Nenn mir ein Synonym für schnell",
             "Kannst du mir erklären, was ein Transistor ist?",
+            "Peux-tu m'expliquer la théorie de l'évolution ?",
+            "Pouvez-vous me donner la recette des crêpes ?",
+            "¿Puedes explicarme qué es la inflación?",
+            "¿Me puedes decir cuántos años tiene la Tierra?",
             "Geef mij een recept voor soep",
             "Berikan saya tiga ide judul puisi",
             "给我一个“快”的近义词",
@@ -208,10 +212,13 @@ mod tests {
             "remind me what tidewatch is built with",
             "Dis-moi comment s'appelle mon chat",
             "Rappelle-moi où j'habite",
+            "Peux-tu me rappeler où j'habite ?",
+            "¿Me puedes decir cómo se llama mi perro?",
             "Sag mir, wie mein Hund heißt",
             "告诉我我的猫叫什么",
             "私の犬の名前を教えて",
             "Mein Vater gibt mir jeden Sonntag Geld",
+            "Tu peux m'appeler Claire",
         ] {
             assert!(is_about_user(q), "{q}");
         }
