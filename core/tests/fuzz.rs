@@ -45,6 +45,7 @@ fn cues() -> Vec<String> {
                 .chain(r.tally.count)
                 .chain(r.tally.order)
                 .chain(r.requests)
+                .chain(r.how_to)
         })
         .map(|c| c.replace('…', " fume ").replace('$', ""))
         .collect()

@@ -203,6 +203,7 @@ pub const READER: Reader = Reader {
             "in welcher reihenfolge",
         ],
     },
+    how_to: &["wie kann ich", "wie soll ich", "wie mache ich", "wie … ich"],
     requests: &[
         "gib mir",
         "sag mir",

@@ -378,6 +378,16 @@ pub const READER: Reader = Reader {
             "what order",
         ],
     },
+    how_to: &[
+        "how do i",
+        "how can i",
+        "how could i",
+        "how should i",
+        "how would i",
+        "how will i",
+        "how shall i",
+        "how must i",
+    ],
     requests: &[
         "tell me",
         "give me",

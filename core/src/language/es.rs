@@ -218,6 +218,13 @@ pub const READER: Reader = Reader {
         ],
         order: &["primero$", "primera$", "en qué orden", "antes que"],
     },
+    how_to: &[
+        "cómo puedo",
+        "cómo hago para",
+        "cómo debo",
+        "cómo puedo yo",
+        "qué hago para",
+    ],
     requests: &[
         "dime",
         "dame",

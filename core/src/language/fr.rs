@@ -247,6 +247,16 @@ pub const READER: Reader = Reader {
             "dans quel ordre",
         ],
     },
+    how_to: &[
+        "comment est-ce que je",
+        "comment est-ce que j'",
+        "comment puis-je",
+        "comment dois-je",
+        "comment je peux",
+        "comment je dois",
+        "comment je fais pour",
+        "comment faire pour",
+    ],
     requests: &[
         "dis-moi",
         "donne-moi",

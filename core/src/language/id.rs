@@ -179,6 +179,13 @@ pub const READER: Reader = Reader {
         count: &["berapa", "jumlah", "totalnya", "secara total"],
         order: &["pertama$", "paling awal", "urutan"],
     },
+    how_to: &[
+        "bagaimana cara saya",
+        "bagaimana saya bisa",
+        "bagaimana saya",
+        "gimana cara saya",
+        "bagaimana aku",
+    ],
     requests: &[
         "beri saya",
         "berikan saya",

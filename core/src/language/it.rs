@@ -228,6 +228,12 @@ pub const READER: Reader = Reader {
             "in quale ordine",
         ],
     },
+    how_to: &[
+        "come posso",
+        "come faccio a",
+        "come devo",
+        "come faccio per",
+    ],
     requests: &[
         "dimmi",
         "dammi",

@@ -142,6 +142,7 @@ pub const READER: Reader = Reader {
         count: &["hoeveel", "hoe vaak", "in totaal", "aantal"],
         order: &["eerst", "als eerste", "in welke volgorde"],
     },
+    how_to: &["hoe kan ik", "hoe moet ik", "hoe … ik"],
     requests: &[
         "geef me",
         "geef mij",

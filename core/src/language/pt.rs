@@ -191,6 +191,13 @@ pub const READER: Reader = Reader {
         ],
         order: &["primeiro$", "primeira$", "em que ordem", "em qual ordem"],
     },
+    how_to: &[
+        "como eu posso",
+        "como posso",
+        "como faço para",
+        "como eu faço para",
+        "como devo",
+    ],
     requests: &[
         "me diga",
         "me dê",

@@ -73,6 +73,11 @@ pub struct Reader {
     /// writer ("Explique-moi comment fonctionne un transistor"; "Dis-moi comment s'appelle mon
     /// chat" still is, by "mon"). Not "remind me" or "help me": those ask about the writer's own.
     pub requests: &'static [&'static str],
+    /// How a question asks how anyone does a thing, its "I" being anyone ("how do i", "comment
+    /// puis-je", "wie … ich", "我该怎么"), folded: a " … " inside stands for exactly one word
+    /// ("wie entkalke ich"), and something must follow it in its clause ("Wie heiße ich?" asks
+    /// about the writer). Such an "I" does not make a message about its writer. `recall::gate`.
+    pub how_to: &'static [&'static str],
     /// Letters (and marks) its language writes that English does not ("ñ", "¿", "ß", "ç"): each
     /// one is a vote for the readers that list it when a Latin-script text's language is told
     /// (`super::detect`). Empty only for a language written in a–z alone (English, Indonesian)
@@ -338,6 +343,49 @@ pub fn makes_request(s: &str) -> bool {
     READERS.iter().any(|r| request_in(&folded, r).is_some())
 }
 
+/// The first generic how-to of `reader` in `folded` (a folded text), as [`Reader::how_to`]
+/// reads them: the byte range of its words.
+pub fn how_to_in(folded: &str, reader: &Reader) -> Option<Range<usize>> {
+    let unspaced = reader.lang.unspaced();
+    reader.how_to.iter().find_map(|&h| {
+        let (first, last) = h.split_once(" … ").map_or((h, None), |(a, b)| (a, Some(b)));
+        folded.match_indices(first).find_map(|(i, _)| {
+            if find_phrase(&folded[i..], first, unspaced) != Some(0) {
+                return None;
+            }
+            let mut end = i + first.len();
+            if let Some(last) = last {
+                // Exactly one word between: "wie entkalke ich".
+                let rest = &folded[end..];
+                let word = rest.trim_start();
+                let word_end = word.find(char::is_whitespace)?;
+                if !word[..word_end].chars().all(char::is_alphanumeric) {
+                    return None;
+                }
+                let after = word[word_end..].trim_start();
+                if find_phrase(after, last, unspaced) != Some(0) {
+                    return None;
+                }
+                end = folded.len() - after.len() + last.len();
+            }
+            let clause = folded[end..].split(CLAUSE_ENDS).next().unwrap_or_default();
+            clause.chars().any(char::is_alphanumeric).then_some(i..end)
+        })
+    })
+}
+
+/// `folded` (from [`without_requests`]) with each reader's generic how-to blanked ("how do i fix
+/// a flat tyre" → "         fix a flat tyre"), so that its "I" does not count as the writer's.
+pub fn without_how_to(folded: &str) -> String {
+    let mut folded = folded.to_string();
+    for r in READERS {
+        while let Some(span) = how_to_in(&folded, r).filter(|span| !span.is_empty()) {
+            folded.replace_range(span.clone(), &" ".repeat(span.len()));
+        }
+    }
+    folded
+}
+
 /// `s` folded, each reader's requests blanked ("explique-moi comment …" → "             comment
 /// …"): what is left says whether its writer speaks of themselves. Offsets are `s`'s own.
 pub fn without_requests(s: &str) -> String {
@@ -531,9 +579,10 @@ mod tests {
             let c = &r.constraints;
             let id = &r.identity;
             let l = &r.letters;
-            let parts: [(&str, &[&str]); 32] = [
+            let parts: [(&str, &[&str]); 33] = [
                 ("given_up", r.given_up),
                 ("requests", r.requests),
+                ("how_to", r.how_to),
                 ("tally.count", r.tally.count),
                 ("tally.order", r.tally.order),
                 ("letters.headers", l.headers),

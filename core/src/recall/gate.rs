@@ -104,12 +104,14 @@ pub fn for_model(id: &str) -> Gates {
 }
 
 /// Whether a message is about the user: it speaks in the first person ("my", "I'm", "we",
-/// "remind me…"), other than the generic how-to "how do I …" / "how can I …" and the "me" of a
-/// request ("tell me a joke"); beyond English, a first-person word of its language ("mon",
-/// "我") outside a request ("explique-moi", "给我").
+/// "remind me…"), other than a reader's generic how-to ("how do I …", "comment puis-je …",
+/// "wie entkalke ich …") and the "me" of a request ("tell me a joke"); beyond English, a
+/// first-person word of its language ("mon", "我") outside a request ("explique-moi", "给我").
 pub fn is_about_user(text: &str) -> bool {
     // "tell me a joke", "donne-moi …": a request's "me" is who receives, not who is asked about.
     let text = crate::language::reader::without_requests(text);
+    // "how do I …", "wie entkalke ich …": the "I" of a how-to is anyone.
+    let text = crate::language::reader::without_how_to(&text);
     english_first_person(&text) || crate::language::reader::about_the_writer(&text)
 }
 
@@ -120,17 +122,9 @@ fn english_first_person(text: &str) -> bool {
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
         .filter(|w| !w.is_empty())
         .collect();
-    words.iter().enumerate().any(|(k, w)| match *w {
-        "i" => {
-            !(k >= 2
-                && words[k - 2] == "how"
-                && matches!(
-                    words[k - 1],
-                    "do" | "can" | "could" | "should" | "would" | "will" | "shall" | "must"
-                ))
-        }
-        w => crate::words::is_any_first_person(w),
-    })
+    words
+        .iter()
+        .any(|w| *w == "i" || crate::words::is_any_first_person(w))
 }
 
 impl Gates {
@@ -187,6 +181,25 @@ mod tests {
     /// about its writer (it let facts through e5's gate), in every reader; a request that asks
     /// about the writer's own still is, and so is "remind me".
     #[test]
+    fn a_how_to_is_not_about_its_writer() {
+        for q in [
+            "how do I remove a stripped screw?",
+            "So how can I make bread rise faster",
+            "Wie entkalke ich eine Kaffeemaschine?",
+            "Wie kann ich Excel-Tabellen zusammenführen?",
+            "Comment puis-je enlever une tache de vin ?",
+            "Comment est-ce que je convertis des miles en kilomètres ?",
+            "Hoe maak ik pannenkoeken?",
+            "Bagaimana cara saya membuat nasi goreng?",
+            "我该怎么去除衣服上的油渍？",
+            "私はどうすればよく眠れますか？",
+            "제가 어떻게 하면 영어를 잘할 수 있을까요?",
+        ] {
+            assert!(!is_about_user(q), "{q}");
+        }
+    }
+
+    #[test]
     fn a_request_is_not_about_its_writer() {
         for q in [
             "Tell me a fun fact about octopuses",
@@ -219,6 +232,11 @@ mod tests {
             "私の犬の名前を教えて",
             "Mein Vater gibt mir jeden Sonntag Geld",
             "Tu peux m'appeler Claire",
+            "Wie heiße ich?",
+            "Wie alt bin ich jetzt?",
+            "Comment je m'appelle ?",
+            "How do I get to my sister's place from the station?",
+            "我该怎么跟我姐姐说？",
         ] {
             assert!(is_about_user(q), "{q}");
         }
