@@ -11,7 +11,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use localm_bert::{Bert, tokenizer};
+use localm_bert::{Bert, TextTokenizer, tokenizer};
 use reference::CandleBert;
 
 /// Milliseconds of `n` runs of `f`, sorted.

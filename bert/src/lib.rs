@@ -7,16 +7,18 @@ mod encoder;
 mod matmul;
 #[cfg(test)]
 mod reference;
+mod tokenize;
+mod unigram;
 mod weights;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use localm_core::id::fnv1a32;
-use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
 use config::Config;
 use encoder::Encoder;
+pub use tokenize::TextTokenizer;
 use weights::Weights;
 
 /// Longest input, in tokens (special tokens included), that is ever fed to the model.
@@ -79,7 +81,7 @@ impl Pooling {
 /// A loaded sentence-transformers BERT model with its tokenizer.
 pub struct Bert {
     encoder: Encoder,
-    tokenizer: Tokenizer,
+    tokenizer: TextTokenizer,
     /// Put before every text (`config_sentence_transformers.json`'s `prompts.query`).
     prompt: Option<String>,
     pooling: Pooling,
@@ -242,32 +244,10 @@ fn read_pooling(dir: &Path, hidden_size: usize) -> Result<Pooling, BertError> {
     }
 }
 
-fn tokenizer_error(path: &Path, e: impl std::fmt::Display) -> BertError {
-    BertError::Tokenizer(format!("{}: {e}", path.display()))
-}
-
-/// The folder's tokenizer as embedding uses it: never padded (one text at a time, whatever
-/// length tokenizer.json asks for), truncated on the right at `max_tokens`.
-fn load_tokenizer(dir: &Path, max_tokens: usize) -> Result<Tokenizer, BertError> {
-    let tok_path = dir.join(TOKENIZER_FILE);
-    let mut tokenizer =
-        Tokenizer::from_file(&tok_path).map_err(|e| tokenizer_error(&tok_path, e))?;
-    tokenizer.with_padding(None);
-    tokenizer
-        .with_truncation(Some(TruncationParams {
-            direction: TruncationDirection::Right,
-            max_length: max_tokens,
-            strategy: TruncationStrategy::LongestFirst,
-            stride: 0,
-        }))
-        .map_err(|e| tokenizer_error(&tok_path, e))?;
-    Ok(tokenizer)
-}
-
 /// The tokenizer of the folder at `dir`, configured as [`Bert`] uses it (for `scripts/bench
 /// recall`, which times it alone).
-pub fn tokenizer(dir: &Path) -> Result<Tokenizer, BertError> {
-    load_tokenizer(dir, inspect_dir(dir)?.max_tokens)
+pub fn tokenizer(dir: &Path) -> Result<TextTokenizer, BertError> {
+    TextTokenizer::from_file(&dir.join(TOKENIZER_FILE), inspect_dir(dir)?.max_tokens)
 }
 
 impl Bert {
@@ -281,7 +261,7 @@ impl Bert {
     /// read once through a memory map into the encoder's own arrays (the layers' matrices as f16).
     pub fn load(dir: &Path) -> Result<Self, BertError> {
         let info = inspect_dir(dir)?;
-        let tokenizer = load_tokenizer(dir, info.max_tokens)?;
+        let tokenizer = TextTokenizer::from_file(&dir.join(TOKENIZER_FILE), info.max_tokens)?;
 
         let weights_path = dir.join(WEIGHTS_FILE);
         let weights = Weights::open(&weights_path)?;

@@ -6,16 +6,16 @@
 
 use std::path::Path;
 
+use crate::TextTokenizer;
 use candle_core::{D, DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
-use tokenizers::Tokenizer;
 
 /// The reference model with the tokenizer it is given (the crate's, unpadded and truncated as
 /// `Bert` truncates).
 pub struct CandleBert {
     model: BertModel,
-    tokenizer: Tokenizer,
+    tokenizer: TextTokenizer,
     device: Device,
 }
 
@@ -23,7 +23,7 @@ pub struct CandleBert {
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
 
 impl CandleBert {
-    pub fn load(dir: &Path, tokenizer: Tokenizer) -> Result<CandleBert, Error> {
+    pub fn load(dir: &Path, tokenizer: TextTokenizer) -> Result<CandleBert, Error> {
         let config: Config = serde_json::from_slice(&std::fs::read(dir.join("config.json"))?)?;
         let device = Device::Cpu;
         // SAFETY: read-only mmap; the model file is not modified while it is loaded.
