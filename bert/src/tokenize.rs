@@ -5,9 +5,9 @@
 use std::path::Path;
 
 use tokenizers::{
-    DecoderWrapper, EncodeInput, Encoding, NormalizerWrapper, PostProcessorWrapper,
-    PreTokenizerWrapper, Tokenizer, TokenizerImpl, TruncationDirection, TruncationParams,
-    TruncationStrategy,
+    Decoder, DecoderWrapper, EncodeInput, Encoding, Model, Normalizer, NormalizerWrapper,
+    PostProcessor, PostProcessorWrapper, PreTokenizer, PreTokenizerWrapper, Tokenizer,
+    TokenizerImpl, TruncationDirection, TruncationParams, TruncationStrategy,
 };
 
 use crate::BertError;
@@ -36,23 +36,15 @@ impl TextTokenizer {
         let error =
             |e: &dyn std::fmt::Display| BertError::Tokenizer(format!("{}: {e}", path.display()));
         let bytes = std::fs::read(path).map_err(|e| error(&e))?;
-        let truncation = Some(TruncationParams {
-            direction: TruncationDirection::Right,
-            max_length: max_tokens,
-            strategy: TruncationStrategy::LongestFirst,
-            stride: 0,
-        });
         // Any file the Unigram reading refuses (another model, byte fallback) is the crate's.
         let inner = match serde_json::from_slice::<UnigramTokenizer>(&bytes) {
             Ok(mut t) => {
-                t.with_padding(None);
-                t.with_truncation(truncation).map_err(|e| error(&e))?;
+                configure(&mut t, max_tokens).map_err(|e| error(&e))?;
                 Inner::Unigram(Box::new(t))
             }
             Err(_) => {
                 let mut t = Tokenizer::from_bytes(&bytes).map_err(|e| error(&e))?;
-                t.with_padding(None);
-                t.with_truncation(truncation).map_err(|e| error(&e))?;
+                configure(&mut t, max_tokens).map_err(|e| error(&e))?;
                 Inner::Crate(Box::new(t))
             }
         };
@@ -77,6 +69,27 @@ impl TextTokenizer {
     }
 }
 
+/// `t` as embedding uses it: never padded, truncated on the right at `max_tokens`.
+fn configure<M: Model, N, PT, PP, D>(
+    t: &mut TokenizerImpl<M, N, PT, PP, D>,
+    max_tokens: usize,
+) -> tokenizers::Result<()>
+where
+    N: Normalizer,
+    PT: PreTokenizer,
+    PP: PostProcessor,
+    D: Decoder,
+{
+    t.with_padding(None);
+    t.with_truncation(Some(TruncationParams {
+        direction: TruncationDirection::Right,
+        max_length: max_tokens,
+        strategy: TruncationStrategy::LongestFirst,
+        stride: 0,
+    }))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,15 +107,7 @@ mod tests {
         let ours = TextTokenizer::from_file(&path, 256).unwrap();
         assert!(ours.is_compact_unigram());
         let mut theirs = Tokenizer::from_file(&path).unwrap();
-        theirs.with_padding(None);
-        theirs
-            .with_truncation(Some(TruncationParams {
-                direction: TruncationDirection::Right,
-                max_length: 256,
-                strategy: TruncationStrategy::LongestFirst,
-                stride: 0,
-            }))
-            .unwrap();
+        configure(&mut theirs, 256).unwrap();
         let mut texts = corpus();
         texts.extend(random_texts(2000));
         let long = texts.join(" ");

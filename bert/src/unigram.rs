@@ -87,8 +87,8 @@ impl CompactUnigram {
     /// The best-scoring split of `text` into pieces (Viterbi), as the crate's optimised encoder
     /// finds it: at each character, every piece starting there from the shortest up, a later
     /// path replacing an earlier one only when strictly better; a character no one-character
-    /// piece covers is unknown, and adjacent unknowns are one piece.
-    fn split<'t>(&self, text: &'t str) -> Result<Vec<&'t str>, String> {
+    /// piece covers is unknown, and adjacent unknowns are one piece. Each piece with its id.
+    fn split<'t>(&self, text: &'t str) -> Result<Vec<(&'t str, u32)>, String> {
         struct Best {
             id: u32,
             score: f64,
@@ -135,6 +135,10 @@ impl CompactUnigram {
                 offer(&mut best, start + char_len, start, unk, here + unk_score);
             }
         }
+        // A run of unknowns is looked up whole, as the crate looks it up (unk when not a piece).
+        // Only a path through an unknown makes a run, so unk_id is there when one is made.
+        let unk = self.unk_id.unwrap_or_default();
+        let run = |piece: &'t str| (piece, self.ids.get(piece).copied().unwrap_or(unk));
         let mut pieces = Vec::new();
         let mut end = size;
         let mut unknown_from: Option<usize> = None;
@@ -146,14 +150,14 @@ impl CompactUnigram {
                 unknown_from.get_or_insert(end);
             } else {
                 if let Some(run_end) = unknown_from.take() {
-                    pieces.push(&text[end..run_end]);
+                    pieces.push(run(&text[end..run_end]));
                 }
-                pieces.push(&text[start..end]);
+                pieces.push((&text[start..end], node.id));
             }
             end = start;
         }
         if let Some(run_end) = unknown_from {
-            pieces.push(&text[..run_end]);
+            pieces.push(run(&text[..run_end]));
         }
         pieces.reverse();
         Ok(pieces)
@@ -167,11 +171,7 @@ impl Model for CompactUnigram {
     fn tokenize(&self, sequence: &str) -> tokenizers::Result<Vec<Token>> {
         let mut offset = 0;
         let mut tokens = Vec::new();
-        for piece in self.split(sequence)? {
-            let id = match self.ids.get(piece) {
-                Some(&id) => id,
-                None => self.unk_id.ok_or("no unk_id")?,
-            };
+        for (piece, id) in self.split(sequence)? {
             let len = piece.len();
             tokens.push(Token::new(id, piece.to_string(), (offset, offset + len)));
             offset += len;
@@ -231,17 +231,21 @@ mod tests {
         .unwrap()
     }
 
+    fn pieces<'t>(m: &CompactUnigram, text: &'t str) -> Vec<&'t str> {
+        m.split(text).unwrap().into_iter().map(|(p, _)| p).collect()
+    }
+
     #[test]
     fn the_best_path_wins_and_unknowns_fuse() {
         let m = model();
         // "ab" (-3) beats "a"+"b" (-4); "abc" (-9) loses to "ab"+"c" (-5.5).
-        assert_eq!(m.split("abc").unwrap(), ["ab", "c"]);
+        assert_eq!(pieces(&m, "abc"), ["ab", "c"]);
         // Two unknown characters in a row are one piece, with unk's id.
-        assert_eq!(m.split("aéßb").unwrap(), ["a", "éß", "b"]);
+        assert_eq!(pieces(&m, "aéßb"), ["a", "éß", "b"]);
         let ids: Vec<u32> = m.tokenize("xéa").unwrap().iter().map(|t| t.id).collect();
         assert_eq!(ids, [0, 2]);
-        assert!(m.split("").unwrap().is_empty());
+        assert!(pieces(&m, "").is_empty());
         // "x" has no piece of its own, but a longer piece starting with it is still found.
-        assert_eq!(m.split("xa").unwrap(), ["xa"]);
+        assert_eq!(pieces(&m, "xa"), ["xa"]);
     }
 }

@@ -82,10 +82,9 @@ fn main() {
     let bert = model.map(|m| BertEmbedder::load(&m).expect("the embedding model"));
     if let Some(out) = dump_to {
         let set = set_name.as_deref().unwrap_or("recall-set");
-        let half = args
-            .iter()
-            .position(|a| a == "--half")
-            .map_or("tune", |p| args[p + 1].as_str());
+        let half = args.iter().position(|a| a == "--half").map_or("tune", |p| {
+            args.get(p + 1).expect("--half NAME: which half to dump")
+        });
         dump(&load_from(set, half), bert.as_ref(), &out);
         return;
     }

@@ -179,9 +179,7 @@ mod tests {
         assert!(!is_about_user("Mi is the third note of the scale, right?"));
     }
 
-    /// A request's "me" is who receives: "Explique-moi comment fonctionne un transistor" is not
-    /// about its writer (it let facts through e5's gate), in every reader; a request that asks
-    /// about the writer's own still is, and so is "remind me".
+    /// A how-to's "I" is anyone ("Wie entkalke ich …"), in every reader.
     #[test]
     fn a_how_to_is_not_about_its_writer() {
         for q in [
@@ -201,6 +199,9 @@ mod tests {
         }
     }
 
+    /// A request's "me" is who receives: "Explique-moi comment fonctionne un transistor" is not
+    /// about its writer (it let facts through e5's gate), in every reader; a request that asks
+    /// about the writer's own still is, and so is "remind me".
     #[test]
     fn a_request_is_not_about_its_writer() {
         for q in [
