@@ -142,9 +142,11 @@ pub struct Constraints {
     pub allergy: &'static [&'static str],
     /// Allergens that make an allergy a food matter: "noix", "花生".
     pub allergens: &'static [&'static str],
-    /// Asking for advice or ideas: "idées", "建议".
+    /// Asking for advice or ideas, as the language asks what to eat: "idées", "建议", "soll ich",
+    /// "devrais-je" (as `tokens` gives it: "devrais je"), "ばいい".
     pub advice: &'static [&'static str],
-    /// Meals and food: "dîner", "recette", "晚饭".
+    /// Meals, sweets, drinks and where they are had: "dîner", "recette", "晚饭", "kuchen", "カフェ"; a
+    /// cue of one CJK letter ("吃") is found inside a longer word.
     pub food: &'static [&'static str],
 }
 
@@ -256,15 +258,22 @@ pub fn about_the_writer(s: &str) -> bool {
                     .any(|f| w == f || (f.ends_with('\'') && w.starts_with(f)))
             }) || {
                 // The reader the text's own words name (no model: `detect`) reads its "my" and
-                // "me" that English would not tell apart ("¿Cómo se llama mi perro?"), in a text
-                // long enough to name one ("Soy milk recipes?" is English).
-                use super::detect::Detector;
-                crate::words::tokens(s).len() >= super::SHORT_WORDS
-                    && of(super::detect::Readers.latin(s))
-                        .is_some_and(|r| r.lang != Lang::English && first_person(s, r))
+                // "me" that English would not tell apart ("¿Cómo se llama mi perro?").
+                latin_beyond_english(s).is_some_and(|r| first_person(s, r))
             }
         }
     }
+}
+
+/// The reader beyond English that a Latin-script `s`'s own words name (`detect`: word lists,
+/// no model), in a text long enough to name one ("Soy milk recipes?" is English): there,
+/// English's words are not read ("im" is German's "in the", "i" Italian's "the").
+pub fn latin_beyond_english(s: &str) -> Option<&'static Reader> {
+    use super::detect::Detector;
+    if super::by_script(s).is_some() || crate::words::tokens(s).len() < super::SHORT_WORDS {
+        return None;
+    }
+    of(super::detect::Readers.latin(s)).filter(|r| r.lang != Lang::English)
 }
 
 /// The first of `listed` that `s` says: as a whole word (an entry ending in an apostrophe opens

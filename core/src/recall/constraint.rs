@@ -96,12 +96,23 @@ pub(super) fn spaced(text: &str) -> Spaced {
 }
 
 /// Whether `s` holds one of `cues`, each a word or a phrase. A cue whose first word is not in
-/// the text is passed over with one set lookup (the index runs this for every fact).
+/// the text is passed over with one set lookup (the index runs this for every fact). A cue of
+/// one CJK letter ("卵", "吃") is found inside the two-letter pieces `tokens` cuts such text into.
 fn any(s: &Spaced, cues: &[&str]) -> bool {
     cues.iter().any(|c| {
+        if one_cjk_letter(c) {
+            return s.line.contains(c);
+        }
         let first = c.split(' ').next().unwrap_or(c);
         s.words.contains(first) && (!c.contains(' ') || s.line.contains(&format!(" {c} ")))
     })
+}
+
+/// Whether `cue` is a single Chinese, Japanese or Korean letter, which no two-letter piece of
+/// `tokens` equals.
+fn one_cjk_letter(cue: &str) -> bool {
+    let mut letters = cue.chars();
+    letters.next().is_some_and(crate::words::is_cjk) && letters.next().is_none()
 }
 
 const HEALTH: &[&str] = &[
@@ -367,6 +378,17 @@ fn fact_cues(words: &[String]) -> u32 {
     });
     let mut has = 0;
     for (k, w) in words.iter().enumerate() {
+        // A one-letter CJK cue ("卵") inside a two-letter piece ("卵ア").
+        if w.chars().count() == 2 && w.chars().all(crate::words::is_cjk) {
+            for letter in w.chars() {
+                let key = letter.to_string();
+                for (group, parts) in map.get(key.as_str()).into_iter().flatten() {
+                    if parts.len() == 1 {
+                        has |= 1 << group;
+                    }
+                }
+            }
+        }
         let Some(cues) = map.get(w.as_str()) else {
             continue;
         };
@@ -491,13 +513,21 @@ const MONEY: &[&str] = &[
 /// Language words: a message naming them puts what the user speaks first.
 const SPEECH: &[&str] = &["language", "speak", "phrasebook", "phrases", "translate"];
 
-/// The kinds of constraint `message` names (money: a budget; language: what the user speaks),
-/// which go first; the others follow in the order of their scores.
+/// The kinds of constraint `message` names (money: a budget; language: what the user speaks;
+/// an allergy or an allergen, in any reader: "lunch ideas that suit my allergy", "un dessert aux
+/// cacahuètes"; a diet), which go first; the others follow in the order of their scores.
 pub fn order_for(message: &str) -> Vec<Label> {
     let s = spaced(message);
+    let g = gathered();
     let mut order = Vec::new();
-    for (cues, label) in [(MONEY, Label::Budget), (SPEECH, Label::Language)] {
-        if any(&s, cues) {
+    for (cues, label) in [
+        (MONEY, Label::Budget),
+        (SPEECH, Label::Language),
+        (&g.allergy[..], Label::Allergy),
+        (&g.allergens[..], Label::Allergy),
+        (&g.diet[..], Label::Diet),
+    ] {
+        if any(&s, cues) && !order.contains(&label) {
             order.push(label);
         }
     }
@@ -595,6 +625,90 @@ mod tests {
         ] {
             assert_eq!(advice_domains(message), want, "{message}");
         }
+    }
+
+    /// Issue #50: asking what to eat the way each language asks it ("what should I …", "can I
+    /// eat …"), in every reader, over the meals, sweets and drinks people name; from the
+    /// six-language recall set and the constraint probe (tests/data).
+    #[test]
+    fn advice_on_food_as_every_reader_asks_it() {
+        for message in [
+            "Was soll ich heute Abend kochen?",
+            "Welche Snacks soll ich für die Zugfahrt einpacken?",
+            "¿Me recomiendas un postre con nata?",
+            "¿Qué puedo cenar esta noche?",
+            "Qu'est-ce que je pourrais cuisiner ce soir ?",
+            "Quel gâteau devrais-je faire pour l'anniversaire de Léa ?",
+            "Cosa posso mangiare a colazione?",
+            "O que posso comer no café da manhã?",
+            "Wat zal ik vanavond koken?",
+            "Sebaiknya sarapan apa?",
+            "今天晚饭我做什么好？",
+            "我可以吃麻婆豆腐吗？",
+            "週末の飲み会で何を頼めばいい？",
+            "朝ごはんに何を食べたらいいですか？",
+            "저녁에 뭐 먹을까?",
+        ] {
+            assert_eq!(advice_domains(message), Domains::FOOD, "{message}");
+        }
+        // Questions that ask no advice, however food-like.
+        for message in [
+            "Combien de calories dans une banane ?",
+            "Wer hat die Brezel erfunden?",
+            "饺子是谁发明的？",
+            "ラーメンを発明したのは誰？",
+        ] {
+            assert_eq!(advice_domains(message), Domains::NONE, "{message}");
+        }
+    }
+
+    /// A cue is matched against a text's words as `tokens` gives them, so one written otherwise
+    /// ("devrais-je", "pique-nique") could never match.
+    #[test]
+    fn every_constraint_cue_is_written_as_its_words() {
+        for r in READERS {
+            let c = &r.constraints;
+            let cues = [c.diet, c.allergy, c.allergens, c.advice, c.food].concat();
+            for cue in cues
+                .into_iter()
+                .filter(|c| !c.chars().any(crate::words::is_cjk))
+            {
+                assert_eq!(
+                    tokens(cue).join(" "),
+                    cue,
+                    "{}: {cue:?} is not written as its words",
+                    r.lang.code()
+                );
+            }
+        }
+    }
+
+    /// A cue of one CJK letter is found inside the two-letter pieces text is cut into ("卵" in
+    /// "卵ア"), and a diet said with "don't eat" or "don't drink" is one in Chinese and Japanese.
+    #[test]
+    fn one_letter_cues_and_diets_said_plainly() {
+        let egg = of_fact("卵アレルギーがあります。").unwrap();
+        assert!(egg.domains.meets(Domains::FOOD), "{egg:?}");
+        for fact in [
+            "お酒は飲みません。",
+            "我不吃辣。",
+            "肉は食べません。",
+            "我不喝酒。",
+        ] {
+            assert_eq!(label(fact), Some("diet"), "{fact}");
+        }
+    }
+
+    #[test]
+    fn a_message_naming_an_allergy_or_an_allergen_puts_allergies_first() {
+        for message in [
+            "Give me lunch ideas that suit my allergy",
+            "Tu peux me proposer un dessert aux cacahuètes ?",
+            "有什么不含花生的甜点推荐吗？",
+        ] {
+            assert_eq!(order_for(message), vec![Label::Allergy], "{message}");
+        }
+        assert_eq!(order_for("Ideas for a vegan dinner?"), vec![Label::Diet]);
     }
 
     #[test]

@@ -117,8 +117,12 @@ pub fn is_about_user(text: &str) -> bool {
     english_first_person(&text) || crate::language::reader::about_the_writer(&text)
 }
 
-/// The English of [`is_about_user`].
+/// The English of [`is_about_user`], in a text no other reader's words name ("Wie funktioniert
+/// Hefe im Brot?" has no "I'm").
 fn english_first_person(text: &str) -> bool {
+    if crate::language::reader::latin_beyond_english(text).is_some() {
+        return false;
+    }
     let lower = text.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
@@ -169,6 +173,12 @@ mod tests {
         assert!(is_about_user("Comment s'appelle mon chat ?"));
         assert!(is_about_user("Wie heißt meine Katze?"));
         assert!(!is_about_user("Soy milk recipes?"));
+        // English's words are not read in another reader's text: German's "im" is "in the".
+        assert!(!is_about_user("Wie funktioniert Hefe im Brot?"));
+        assert!(!is_about_user(
+            "Was ist im Kühlschrank am längsten haltbar?"
+        ));
+        assert!(is_about_user("im so tired of this job"));
         assert!(!is_about_user("Quel temps fait-il demain ?"));
         assert!(!is_about_user("今天天气怎么样？"));
         // "mi", "me", "meu" are also words of other languages: the text's reader reads them.
