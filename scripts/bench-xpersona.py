@@ -55,6 +55,15 @@ FUNCTION_WORDS = {
     "it": set("il lo la l i gli le un una uno di d da in con su per e è ho hai ha sono sei siamo che non mi "
               "ti si ci mio mia miei tuo tua suo sua a al allo alla ai del della dei delle nel nella molto "
               "anche ma o sì no io tu lui lei noi voi loro questo questa".split()),
+    "es": set("el la los las lo un una unos unas de del a al en y e o u que qu no sí se me te le nos os les "
+              "mi mis tu tus su sus yo tú él ella es son soy eres está estoy estás están muy pero con por para "
+              "también ya como más hay ser estar tengo tiene".split()),
+    "de": set("der die das den dem des ein eine einen einem einer und oder aber in im am an auf mit von zu zum "
+              "zur für ist bin bist sind war ich du er sie es wir ihr mein meine meinen mir mich dich dir nicht "
+              "kein keine ja nein auch sehr so noch schon habe hast hat".split()),
+    "pt": set("o a os as um uma uns umas de do da dos das em no na nos nas e ou que não sim se me te lhe eu tu "
+              "ele ela é sou és são está estou muito mas com por para também já como mais meu minha meus "
+              "minhas tenho tem ao à".split()),
     "id": set("saya aku kamu anda dia kami kita mereka yang dan di ke dari ini itu untuk dengan ada tidak "
               "juga apa adalah akan sangat ya tapi atau sudah bisa jadi punya lebih suka".split()),
 }
@@ -85,8 +94,8 @@ def sentences(text):
     return [p.strip() for p in parts if p and any(c.isalnum() for c in p)]
 
 
-def load(lang, limit, offset):
-    with open(os.path.join(SET, f"{lang}_valid.json"), encoding="utf-8") as f:
+def load(lang, limit, offset, where=SET):
+    with open(os.path.join(where, f"{lang}_valid.json"), encoding="utf-8") as f:
         dialogues = json.load(f)[offset:offset + limit]
     out = []
     for i, d in enumerate(dialogues):
@@ -204,6 +213,9 @@ def main():
                          "dialogues 100-129, scored once)")
     ap.add_argument("--sample", help="write up to 50 facts per language here, for precision by hand")
     ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--set", default=SET,
+                    help="a folder of LANG_valid.json files in XPersona's shape (default: tests/data/xpersona; "
+                         "tests/data/sessions-es-de-pt holds Spanish, German and Portuguese)")
     ap.add_argument("--summaries", help="write every summary with its dialogue's owner turns here, "
                                         "to read by hand")
     a = ap.parse_args()
@@ -211,7 +223,7 @@ def main():
     print(f"{'lang':4} {'dlg':>3} {'facts/dlg':>9} {'disclosed':>9} {'coverage':>8} {'oracle':>6} "
           f"{'ratio':>5} {'records':>7} {'mixed':>5} {'english':>7} {'summaries':>9} {'pass s (p10-p90)':>18}")
     for lang in a.langs.split(","):
-        dialogues = load(lang, a.limit, a.offset)
+        dialogues = load(lang, a.limit, a.offset, a.set)
         play(lang, dialogues, a)
         r = score(lang, dialogues)
         rows.append(r)

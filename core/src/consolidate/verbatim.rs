@@ -164,6 +164,37 @@ mod tests {
         assert!(kept("Меня зовут Ольга, я врач.", Lang::Other).is_empty());
     }
 
+    /// Spanish, Italian and Portuguese leave the subject to the verb: a sentence opening with a
+    /// common verb of the first person is the writer's (XPersona's Italian dialogues, and the
+    /// Spanish and Portuguese sessions in tests/data/sessions-es-de-pt).
+    #[test]
+    fn a_first_person_verb_without_its_pronoun_is_the_writers() {
+        for (text, lang) in [
+            ("Hablo alemán y francés.", Lang::Spanish),
+            (
+                "Sí, pero no como carne, así que cocino mucha verdura.",
+                Lang::Spanish,
+            ),
+            (
+                "insegno principalmente a camminare e fare escursioni",
+                Lang::Italian,
+            ),
+            ("suono il trombone, il sax alto e la tromba.", Lang::Italian),
+            (
+                "Toco bateria numa banda de rock com uns amigos.",
+                Lang::Portuguese,
+            ),
+            (
+                "Gosto de pescar no rio Tejo aos domingos.",
+                Lang::Portuguese,
+            ),
+        ] {
+            assert_eq!(kept(text, lang), [text], "{text}");
+        }
+        // A noun of the same letters is not a verb: "musica da ballo" names a dance.
+        assert!(kept("la musica da ballo latino americana è bella", Lang::Italian).is_empty());
+    }
+
     /// Moods, reactions and the moment pass in every read language: none is kept (issue #50's
     /// sessions, and written here).
     #[test]
