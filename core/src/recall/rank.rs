@@ -269,10 +269,12 @@ pub fn set_aside_superseded<'a>(
     }
 }
 
-/// At most [`CONSTRAINT_FACTS`] constraint-only candidates keep their gate and take places
-/// among the first [`MAX_FACTS`] (the weakest gated facts move down to make room); any others
-/// are rejected. The kinds in `order` (those the message names) go first, then the best
-/// scored. `ranked` is best first, gate-rejected last.
+/// At most [`CONSTRAINT_FACTS`] constraints the message's advice bears on take places among the
+/// first [`MAX_FACTS`] (the weakest gated facts move down to make room); constraint-only
+/// candidates beyond them are rejected. A constraint through the gate on its own is one of them
+/// ("un dessert aux cacahuètes" is close to "Je suis allergique aux arachides"): it is not pushed
+/// down for constraint-only ones. The kinds in `order` (those the message names) go first, then
+/// the best scored. `ranked` is best first, gate-rejected last.
 pub fn make_room_for_constraints(ranked: &mut Vec<Scored>, order: &[Label]) {
     let place = |s: &Scored| {
         s.constraint
@@ -280,30 +282,41 @@ pub fn make_room_for_constraints(ranked: &mut Vec<Scored>, order: &[Label]) {
             .unwrap_or(order.len())
     };
     let mut waiting: Vec<usize> = (0..ranked.len())
-        .filter(|&k| ranked[k].gate == Gate::Constraint)
+        .filter(|&k| ranked[k].constraint.is_some() && ranked[k].gate != Gate::Rejected)
         .collect();
     // Stable: within a kind, the better score (earlier in `ranked`) first.
     waiting.sort_by_key(|&k| place(&ranked[k]));
     let kept: Vec<usize> = waiting.iter().copied().take(CONSTRAINT_FACTS).collect();
     for &k in &waiting {
-        if !kept.contains(&k) {
+        if !kept.contains(&k) && ranked[k].gate == Gate::Constraint {
             ranked[k].gate = Gate::Rejected;
         }
     }
     if kept.is_empty() {
         return;
     }
-    let mut all: Vec<Option<Scored>> = ranked.drain(..).map(Some).collect();
-    let reserved: Vec<Scored> = kept.iter().filter_map(|&k| all[k].take()).collect();
-    let (gated, rejected): (Vec<Scored>, Vec<Scored>) = all
-        .into_iter()
-        .flatten()
-        .partition(|s| s.gate != Gate::Rejected);
-    let room = MAX_FACTS.saturating_sub(reserved.len()).min(gated.len());
-    let mut gated = gated.into_iter();
-    ranked.extend(gated.by_ref().take(room));
-    ranked.extend(reserved);
-    ranked.extend(gated);
+    // Through the gate, in their order: the kept constraints among them keep their places, the
+    // others take what room the kept constraints leave; the constraint-only ones follow.
+    let mut room = MAX_FACTS.saturating_sub(kept.len());
+    let (mut first, mut reserved, mut later, mut rejected) = (vec![], vec![], vec![], vec![]);
+    for (k, s) in ranked.drain(..).enumerate() {
+        if s.gate == Gate::Rejected {
+            rejected.push(s);
+        } else if kept.contains(&k) && s.gate == Gate::Constraint {
+            reserved.push((kept.iter().position(|&c| c == k), s));
+        } else if kept.contains(&k) {
+            first.push(s);
+        } else if room > 0 {
+            room -= 1;
+            first.push(s);
+        } else {
+            later.push(s);
+        }
+    }
+    reserved.sort_by_key(|(at, _)| *at);
+    ranked.extend(first);
+    ranked.extend(reserved.into_iter().map(|(_, s)| s));
+    ranked.extend(later);
     ranked.extend(rejected);
 }
 
@@ -501,6 +514,39 @@ mod tests {
         // The kind the message named goes first.
         let first = ranked.iter().find(|s| s.gate == Gate::Constraint).unwrap();
         assert_eq!(first.constraint, Some(Label::Budget));
+    }
+
+    /// A constraint through the gate on its own keeps its place among the six: it is not pushed
+    /// down below constraint-only ones of its kind ("Tu peux me proposer un dessert aux
+    /// cacahuètes ?" lost "Je suis allergique aux arachides." to four other allergies).
+    #[test]
+    fn a_constraint_through_the_gate_is_not_pushed_down() {
+        let now = at("2026-03-01T00:00:00Z");
+        let r = vec![rec(Source::User, 0.5, "2026-03-01T00:00:00Z"); 8];
+        let mut signals = vec![sig(0.95, None), sig(0.9, None)];
+        signals.push(Signals {
+            constraint: Some(Label::Allergy),
+            ..sig(0.8, None)
+        });
+        for _ in 0..5 {
+            signals.push(Signals {
+                constraint: Some(Label::Allergy),
+                ..sig(0.0, None)
+            });
+        }
+        let mut ranked = rank(&r, &signals, &LEXICAL, true, now);
+        make_room_for_constraints(&mut ranked, &[Label::Allergy]);
+        let top: Vec<usize> = ranked[..MAX_FACTS].iter().map(|s| s.index).collect();
+        assert_eq!(
+            &top[..3],
+            &[0, 1, 2],
+            "the gated ones keep their order: {top:?}"
+        );
+        assert_eq!(
+            ranked.iter().filter(|s| s.gate == Gate::Constraint).count(),
+            CONSTRAINT_FACTS - 1,
+            "the one through the gate takes a constraint's place"
+        );
     }
 
     #[test]
