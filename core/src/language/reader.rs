@@ -266,14 +266,20 @@ pub fn about_the_writer(s: &str) -> bool {
 }
 
 /// The reader beyond English that a Latin-script `s`'s own words name (`detect`: word lists,
-/// no model), in a text long enough to name one ("Soy milk recipes?" is English): there,
-/// English's words are not read ("im" is German's "in the", "i" Italian's "the").
+/// no model), in a text long enough to name one ("Soy milk recipes?" is English) and with no
+/// grammar word only English has ("wat time do we hav diner" has "do"): there, English's words
+/// are not read ("im" is German's "in the", "i" Italian's "the").
 pub fn latin_beyond_english(s: &str) -> Option<&'static Reader> {
     use super::detect::Detector;
     if super::by_script(s).is_some() || crate::words::tokens(s).len() < super::SHORT_WORDS {
         return None;
     }
-    of(super::detect::Readers.latin(s)).filter(|r| r.lang != Lang::English)
+    let r = of(super::detect::Readers.latin(s)).filter(|r| r.lang != Lang::English)?;
+    let english = of(Lang::English)?;
+    let englishs_own = words_of(s)
+        .iter()
+        .any(|w| english.grammar.contains(&w.as_str()) && !r.grammar.contains(&w.as_str()));
+    (!englishs_own).then_some(r)
 }
 
 /// The first of `listed` that `s` says: as a whole word (an entry ending in an apostrophe opens

@@ -179,6 +179,8 @@ mod tests {
             "Was ist im Kühlschrank am längsten haltbar?"
         ));
         assert!(is_about_user("im so tired of this job"));
+        // Misspelt English that Dutch's words name is still English: "do" is English's alone.
+        assert!(is_about_user("wat time do we hav diner"));
         assert!(!is_about_user("Quel temps fait-il demain ?"));
         assert!(!is_about_user("今天天气怎么样？"));
         // "mi", "me", "meu" are also words of other languages: the text's reader reads them.
