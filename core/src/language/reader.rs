@@ -148,6 +148,12 @@ pub struct Constraints {
     /// Meals, sweets, drinks and where they are had: "dîner", "recette", "晚饭", "kuchen", "カフェ"; a
     /// cue of one CJK letter ("吃") is found inside a longer word.
     pub food: &'static [&'static str],
+    /// A health condition that bears on advice: "asthme", "diabetes", "糖尿病", "me operaron".
+    pub health: &'static [&'static str],
+    /// Asking about health or exercise: "médecin", "gimnasio", "运动".
+    pub health_advice: &'static [&'static str],
+    /// Travel: "vacances", "Urlaub", "旅行".
+    pub travel: &'static [&'static str],
 }
 
 /// The words and links that make a secret in one language.
@@ -594,7 +600,7 @@ mod tests {
             let c = &r.constraints;
             let id = &r.identity;
             let l = &r.letters;
-            let parts: [(&str, &[&str]); 33] = [
+            let parts: [(&str, &[&str]); 36] = [
                 ("given_up", r.given_up),
                 ("requests", r.requests),
                 ("how_to", r.how_to),
@@ -618,6 +624,9 @@ mod tests {
                 ("constraints.allergens", c.allergens),
                 ("constraints.advice", c.advice),
                 ("constraints.food", c.food),
+                ("constraints.health", c.health),
+                ("constraints.health_advice", c.health_advice),
+                ("constraints.travel", c.travel),
                 ("first_person or its openings", {
                     if r.first_person.is_empty() {
                         r.first_person_openings

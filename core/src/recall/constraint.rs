@@ -3,9 +3,10 @@
 //! a fact's text by rule, and the advice domains a message asks about (food, travel, shopping,
 //! health, plans). A message asking for advice in a domain recalls the constraints on it even
 //! when it shares no word with them ("Any dinner ideas?" over "User is vegetarian"). The cues of
-//! diet, allergy, allergens, food and asking for ideas are every reader's (`language::reader`),
-//! so a constraint kept in the user's words is found in their language ("Des idées pour le
-//! dîner ?" over "je suis végétarienne"); the other kinds are English's.
+//! diet, allergy, allergens, health, and of asking for ideas about food, health and travel are
+//! every reader's (`language::reader`), so a constraint kept in the user's words is found in their
+//! language ("Des idées pour le dîner ?" over "je suis végétarienne"); the other kinds (access,
+//! language, budget, family, and health that bears on travel) are English's.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
@@ -114,30 +115,6 @@ fn one_cjk_letter(cue: &str) -> bool {
     let mut letters = cue.chars();
     letters.next().is_some_and(crate::words::is_cjk) && letters.next().is_none()
 }
-
-const HEALTH: &[&str] = &[
-    "asthma",
-    "asthmatic",
-    "inhaler",
-    "diabetes",
-    "diabetic",
-    "epilepsy",
-    "epileptic",
-    "migraine",
-    "migraines",
-    "heart condition",
-    "blood pressure",
-    "pregnant",
-    "arthritis",
-    "bad back",
-    "back pain",
-    "injury",
-    "reconstruction",
-    "knee operation",
-    "chronic",
-    "insomnia",
-    "avoid long runs",
-];
 
 /// Health conditions that bear on how the user can travel.
 const TRAVEL_HEALTH: &[&str] = &[
@@ -312,7 +289,7 @@ fn fact_cue_lists() -> [&'static [&'static str]; 11] {
         &g.diet,
         ACCESSIBILITY,
         TRAVEL_HEALTH,
-        HEALTH,
+        &g.health,
         LANGUAGES,
         SPEAKS,
         BUDGET,
@@ -328,6 +305,9 @@ struct Gathered {
     allergens: Vec<&'static str>,
     advice: Vec<&'static str>,
     food: Vec<&'static str>,
+    health: Vec<&'static str>,
+    health_advice: Vec<&'static str>,
+    travel: Vec<&'static str>,
 }
 
 fn gathered() -> &'static Gathered {
@@ -346,6 +326,9 @@ fn gathered() -> &'static Gathered {
             allergens: all(|c| c.allergens),
             advice: all(|c| c.advice),
             food: all(|c| c.food),
+            health: all(|c| c.health),
+            health_advice: all(|c| c.health_advice),
+            travel: all(|c| c.travel),
         }
     })
 }
@@ -404,55 +387,9 @@ fn fact_cues(words: &[String]) -> u32 {
     has
 }
 
-const TRAVEL: &[&str] = &[
-    "holiday",
-    "holidays",
-    "trip",
-    "travel",
-    "hotel",
-    "hotels",
-    "flight",
-    "flights",
-    "city break",
-    "weekend away",
-    "getaway",
-    "abroad",
-    "itinerary",
-    "accommodation",
-    "airbnb",
-    "cruise",
-    "ferry",
-    "visit",
-    "weekend in",
-];
-
 const SHOPPING: &[&str] = &[
     "buy", "buying", "purchase", "gift", "present", "shop", "shopping", "afford", "cheap", "price",
     "shoes", "laptop", "phone", "sofa",
-];
-
-const HEALTH_ADVICE: &[&str] = &[
-    "medicine",
-    "medication",
-    "painkiller",
-    "pill",
-    "pills",
-    "doctor",
-    "gp",
-    "prescribe",
-    "symptoms",
-    "sick",
-    "cold",
-    "flu",
-    "pain",
-    "sore",
-    "hurts",
-    "workout",
-    "exercise",
-    "running",
-    "gym",
-    "fitness",
-    "training",
 ];
 
 const PLANS: &[&str] = &[
@@ -493,9 +430,9 @@ pub fn advice_domains(message: &str) -> Domains {
     let mut d = Domains::NONE;
     for (cues, domain) in [
         (g.food.as_slice(), Domains::FOOD),
-        (TRAVEL, Domains::TRAVEL),
+        (g.travel.as_slice(), Domains::TRAVEL),
         (SHOPPING, Domains::SHOPPING),
-        (HEALTH_ADVICE, Domains::HEALTH),
+        (g.health_advice.as_slice(), Domains::HEALTH),
         (PLANS, Domains::PLANS),
     ] {
         if any(&s, cues) && (domain != Domains::PLANS || (d.is_empty() && advice)) {
@@ -668,7 +605,17 @@ mod tests {
     fn every_constraint_cue_is_written_as_its_words() {
         for r in READERS {
             let c = &r.constraints;
-            let cues = [c.diet, c.allergy, c.allergens, c.advice, c.food].concat();
+            let cues = [
+                c.diet,
+                c.allergy,
+                c.allergens,
+                c.advice,
+                c.food,
+                c.health,
+                c.health_advice,
+                c.travel,
+            ]
+            .concat();
             for cue in cues
                 .into_iter()
                 .filter(|c| !c.chars().any(crate::words::is_cjk))
@@ -680,6 +627,38 @@ mod tests {
                     r.lang.code()
                 );
             }
+        }
+    }
+
+    /// Issue #50: a health condition, and asking about health or travel, in every reader ("Me
+    /// operaron de la rodilla" bears on "¿Qué ejercicios puedo hacer en el gimnasio?"); the
+    /// constraint probe and the six-language recall set.
+    #[test]
+    fn health_and_travel_in_every_reader() {
+        for fact in [
+            "Me operaron de la rodilla el año pasado.",
+            "Ich habe Diabetes Typ 1.",
+            "Je suis asthmatique depuis l'enfance.",
+            "我有哮喘。",
+            "Sono incinta di cinque mesi.",
+        ] {
+            assert_eq!(label(fact), Some("health"), "{fact}");
+        }
+        for (message, want) in [
+            (
+                "¿Qué ejercicios puedo hacer en el gimnasio?",
+                Domains::HEALTH,
+            ),
+            (
+                "Welche Übungen soll ich im Fitnessstudio machen?",
+                Domains::HEALTH,
+            ),
+            ("我应该吃什么药？", Domains::HEALTH.or(Domains::FOOD)),
+            ("Wohin soll ich im Urlaub reisen?", Domains::TRAVEL),
+            ("Tu me conseilles quel hôtel à Lisbonne ?", Domains::TRAVEL),
+            ("周末去哪里旅行比较好？", Domains::TRAVEL),
+        ] {
+            assert_eq!(advice_domains(message), want, "{message}");
         }
     }
 
