@@ -154,6 +154,16 @@ pub struct Constraints {
     pub health_advice: &'static [&'static str],
     /// Travel: "vacances", "Urlaub", "旅行".
     pub travel: &'static [&'static str],
+    /// Languages by their names in this language: "alemán", "Englisch", "法语".
+    pub languages: &'static [&'static str],
+    /// What makes a named language one the user speaks or learns: "hablo", "lerne", "在学".
+    pub speaks: &'static [&'static str],
+    /// A budget that bears on advice: "presupuesto ajustado", "省钱".
+    pub budget: &'static [&'static str],
+    /// A dependent in the household, a person or a pet: "hija", "Sohn", "女儿".
+    pub dependents: &'static [&'static str],
+    /// What makes a dependent a standing situation (an age, being left alone): "años", "岁".
+    pub situation: &'static [&'static str],
 }
 
 /// The words and links that make a secret in one language.
@@ -600,7 +610,7 @@ mod tests {
             let c = &r.constraints;
             let id = &r.identity;
             let l = &r.letters;
-            let parts: [(&str, &[&str]); 36] = [
+            let parts: [(&str, &[&str]); 41] = [
                 ("given_up", r.given_up),
                 ("requests", r.requests),
                 ("how_to", r.how_to),
@@ -627,6 +637,11 @@ mod tests {
                 ("constraints.health", c.health),
                 ("constraints.health_advice", c.health_advice),
                 ("constraints.travel", c.travel),
+                ("constraints.languages", c.languages),
+                ("constraints.speaks", c.speaks),
+                ("constraints.budget", c.budget),
+                ("constraints.dependents", c.dependents),
+                ("constraints.situation", c.situation),
                 ("first_person or its openings", {
                     if r.first_person.is_empty() {
                         r.first_person_openings

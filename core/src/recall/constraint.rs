@@ -4,9 +4,10 @@
 //! health, plans). A message asking for advice in a domain recalls the constraints on it even
 //! when it shares no word with them ("Any dinner ideas?" over "User is vegetarian"). The cues of
 //! diet, allergy, allergens, health, and of asking for ideas about food, health and travel are
-//! every reader's (`language::reader`), so a constraint kept in the user's words is found in their
-//! language ("Des idées pour le dîner ?" over "je suis végétarienne"); the other kinds (access,
-//! language, budget, family, and health that bears on travel) are English's.
+//! every reader's (`language::reader`), and so are a language spoken, a budget and a dependent, so
+//! a constraint kept in the user's words is found in their language ("Des idées pour le dîner ?"
+//! over "je suis végétarienne"); access, health that bears on travel, and asking advice on
+//! shopping or plans are English's.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
@@ -141,82 +142,6 @@ const ACCESSIBILITY: &[&str] = &[
     "hearing aid",
 ];
 
-const LANGUAGES: &[&str] = &[
-    "english",
-    "spanish",
-    "french",
-    "german",
-    "italian",
-    "portuguese",
-    "japanese",
-    "chinese",
-    "mandarin",
-    "cantonese",
-    "arabic",
-    "hindi",
-    "dutch",
-    "polish",
-    "gaelic",
-    "welsh",
-    "korean",
-    "russian",
-];
-
-/// What makes a language a fact about what the user speaks (not, say, a spelling preference).
-const SPEAKS: &[&str] = &[
-    "speak",
-    "speaks",
-    "fluent",
-    "natively",
-    "native",
-    "learning",
-    "studying",
-    "understand",
-];
-
-const BUDGET: &[&str] = &[
-    "tight budget",
-    "on a budget",
-    "budget of",
-    "budget is",
-    "afford",
-    "can't afford",
-    "saving",
-    "second hand",
-    "secondhand",
-    "cheap",
-    "money is tight",
-    "skint",
-];
-
-/// A dependent in the household (people, or a pet that cannot be left).
-const DEPENDENTS: &[&str] = &[
-    "daughter",
-    "son",
-    "child",
-    "children",
-    "kid",
-    "kids",
-    "baby",
-    "toddler",
-    "twins",
-    "dog",
-    "greyhound",
-    "puppy",
-];
-
-/// What makes a dependent a standing situation: their age ("is six", "a 3-year-old"), or
-/// that they cannot be left.
-const SITUATION: &[&str] = &[
-    "year old",
-    "years old",
-    "months old",
-    "aged",
-    "left alone",
-    "pregnant",
-    "expecting",
-];
-
 /// Whether `s` gives someone's age: "is six", "is 6".
 fn says_an_age(s: &Spaced) -> bool {
     let s = &s.line;
@@ -290,11 +215,11 @@ fn fact_cue_lists() -> [&'static [&'static str]; 11] {
         ACCESSIBILITY,
         TRAVEL_HEALTH,
         &g.health,
-        LANGUAGES,
-        SPEAKS,
-        BUDGET,
-        DEPENDENTS,
-        SITUATION,
+        &g.languages,
+        &g.speaks,
+        &g.budget,
+        &g.dependents,
+        &g.situation,
     ]
 }
 
@@ -308,6 +233,11 @@ struct Gathered {
     health: Vec<&'static str>,
     health_advice: Vec<&'static str>,
     travel: Vec<&'static str>,
+    languages: Vec<&'static str>,
+    speaks: Vec<&'static str>,
+    budget: Vec<&'static str>,
+    dependents: Vec<&'static str>,
+    situation: Vec<&'static str>,
 }
 
 fn gathered() -> &'static Gathered {
@@ -329,6 +259,11 @@ fn gathered() -> &'static Gathered {
             health: all(|c| c.health),
             health_advice: all(|c| c.health_advice),
             travel: all(|c| c.travel),
+            languages: all(|c| c.languages),
+            speaks: all(|c| c.speaks),
+            budget: all(|c| c.budget),
+            dependents: all(|c| c.dependents),
+            situation: all(|c| c.situation),
         }
     })
 }
@@ -614,6 +549,11 @@ mod tests {
                 c.health,
                 c.health_advice,
                 c.travel,
+                c.languages,
+                c.speaks,
+                c.budget,
+                c.dependents,
+                c.situation,
             ]
             .concat();
             for cue in cues
@@ -659,6 +599,32 @@ mod tests {
             ("周末去哪里旅行比较好？", Domains::TRAVEL),
         ] {
             assert_eq!(advice_domains(message), want, "{message}");
+        }
+    }
+
+    /// Issue #50: a language spoken, a budget and a dependent, in every reader; English words
+    /// that another reader's cue spells ("spare", German's "I save") are no constraint.
+    #[test]
+    fn language_budget_and_family_in_every_reader() {
+        for (fact, want) in [
+            (
+                "Estoy aprendiendo alemán porque me mudo a Múnich.",
+                "language",
+            ),
+            ("我在学法语，明年要去巴黎读研究生。", "language"),
+            ("Ich spreche fließend Englisch.", "language"),
+            ("Tengo una hija de cinco años.", "family"),
+            ("我女儿今年六岁。", "family"),
+            ("Je suis fauchée ce mois-ci, petit budget.", "budget"),
+            ("Sto risparmiando per una macchina nuova.", "budget"),
+        ] {
+            assert_eq!(label(fact), Some(want), "{fact}");
+        }
+        for fact in [
+            "User has a spare room for guests",
+            "Mi hijo Pablo juega al fútbol en un equipo infantil.",
+        ] {
+            assert_eq!(label(fact), None, "{fact}");
         }
     }
 
