@@ -24,6 +24,8 @@ The rules were tuned on the first 30 dialogues of each language (--offset 0); di
 (--offset 100) are the held-out slice, scored once.
 
 Usage: scripts/bench xpersona [--langs fr,zh] [--limit 30] [--offset 0] [--model qwen]
+       python3 scripts/bench-xpersona.py --bin B --model M.gguf --set tests/data/sessions-es-de-pt
+           --langs es,de,pt --limit 8   (the chats we wrote in Spanish, German and Portuguese)
        python3 scripts/bench-xpersona.py --bin target/release/localm --model M.gguf [--sample F]
 --sample FILE writes, per language, up to 50 facts drawn with a fixed seed, with their dialogue's
 persona, for precision by hand.

@@ -262,9 +262,9 @@ const SURELY_FIRST_PERSON: &[&str] = &[
 /// Whether `s` speaks of its writer in a language beyond English: by the reader of its script's
 /// language (Chinese, Japanese, Korean), or by a Latin-script "I" or "my" no English text says,
 /// or, in a text of four words or more, by the first person of the reader its words name
-/// (`detect`: word lists, no model, cheap enough for the chat path). `s` comes without its
-/// requests ([`without_requests`]): a request's "me" is who receives.
-pub fn about_the_writer(s: &str) -> bool {
+/// (`latin`: [`latin_beyond_english`] of `s`, which the caller has already asked). `s` comes
+/// without its requests ([`without_requests`]): a request's "me" is who receives.
+pub fn about_the_writer(s: &str, latin: Option<&'static Reader>) -> bool {
     match super::by_script(s) {
         Some(lang) => of(lang).is_some_and(|r| r.lang != Lang::English && first_person(s, r)),
         None => {
@@ -275,7 +275,7 @@ pub fn about_the_writer(s: &str) -> bool {
             }) || {
                 // The reader the text's own words name (no model: `detect`) reads its "my" and
                 // "me" that English would not tell apart ("¿Cómo se llama mi perro?").
-                latin_beyond_english(s).is_some_and(|r| first_person(s, r))
+                latin.is_some_and(|r| first_person(s, r))
             }
         }
     }

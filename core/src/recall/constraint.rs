@@ -414,6 +414,13 @@ mod tests {
         of_fact(text).map(|c| c.label.as_str())
     }
 
+    /// Each message asks advice in the domains beside it.
+    fn asks(cases: &[(&str, Domains)]) {
+        for &(message, want) in cases {
+            assert_eq!(advice_domains(message), want, "{message}");
+        }
+    }
+
     #[test]
     fn facts_that_constrain_advice() {
         for (fact, want) in [
@@ -488,15 +495,13 @@ mod tests {
         ] {
             assert_eq!(label(fact), Some(want), "{fact}");
         }
-        for (message, want) in [
+        asks(&[
             ("Alguma ideia para o jantar?", Domains::FOOD),
             ("夕食のおすすめはありますか？", Domains::FOOD),
             ("저녁 메뉴 추천해 줄래요?", Domains::FOOD),
             ("Heb je ideeën voor het avondeten?", Domains::FOOD),
             ("Ada saran untuk makan malam?", Domains::FOOD),
-        ] {
-            assert_eq!(advice_domains(message), want, "{message}");
-        }
+        ]);
     }
 
     /// Issue #50: asking what to eat the way each language asks it ("what should I …", "can I
@@ -584,7 +589,7 @@ mod tests {
         ] {
             assert_eq!(label(fact), Some("health"), "{fact}");
         }
-        for (message, want) in [
+        asks(&[
             (
                 "¿Qué ejercicios puedo hacer en el gimnasio?",
                 Domains::HEALTH,
@@ -597,9 +602,7 @@ mod tests {
             ("Wohin soll ich im Urlaub reisen?", Domains::TRAVEL),
             ("Tu me conseilles quel hôtel à Lisbonne ?", Domains::TRAVEL),
             ("周末去哪里旅行比较好？", Domains::TRAVEL),
-        ] {
-            assert_eq!(advice_domains(message), want, "{message}");
-        }
+        ]);
     }
 
     /// Issue #50: a language spoken, a budget and a dependent, in every reader; English words
@@ -659,7 +662,7 @@ mod tests {
     #[test]
     fn requests_for_advice_and_their_domains() {
         use Domains as D;
-        for (message, want) in [
+        asks(&[
             ("Any dinner ideas for tonight?", D::FOOD),
             ("What should I cook for dinner?", D::FOOD),
             ("book me a hotel in London", D::TRAVEL),
@@ -681,9 +684,7 @@ mod tests {
             ),
             // Advice outside the constrained domains.
             ("recommend a good Python linter", D::NONE),
-        ] {
-            assert_eq!(advice_domains(message), want, "{message}");
-        }
+        ]);
     }
 
     #[test]

@@ -114,15 +114,15 @@ pub fn is_about_user(text: &str) -> bool {
     let text = crate::language::reader::without_requests(text);
     // "how do I …", "wie entkalke ich …": the "I" of a how-to is anyone.
     let text = crate::language::reader::without_how_to(&text);
-    english_first_person(&text) || crate::language::reader::about_the_writer(&text)
+    // The reader a Latin-script text's words name, asked once (`detect` on the chat path): in its
+    // text English's words are not read ("Wie funktioniert Hefe im Brot?" has no "I'm").
+    let latin = crate::language::reader::latin_beyond_english(&text);
+    (latin.is_none() && english_first_person(&text))
+        || crate::language::reader::about_the_writer(&text, latin)
 }
 
-/// The English of [`is_about_user`], in a text no other reader's words name ("Wie funktioniert
-/// Hefe im Brot?" has no "I'm").
+/// The English of [`is_about_user`].
 fn english_first_person(text: &str) -> bool {
-    if crate::language::reader::latin_beyond_english(text).is_some() {
-        return false;
-    }
     let lower = text.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
