@@ -6,7 +6,7 @@
 
 use super::rules::{Dropped, Rule};
 use crate::language::Lang;
-use crate::language::reader::{self, Reader, first_person, says_any, says_phrase};
+use crate::language::reader::{self, Reader, first_person, says_any};
 
 /// A sentence of fewer words (characters, in a language without spaces) says too little; of
 /// more, it is not one fact.
@@ -72,16 +72,22 @@ fn verdict(s: &str, row: &Reader) -> Result<(), Dropped> {
     if let Some((_, request)) = reader::request_in(&folded, row) {
         return Err(Dropped::on(Rule::RequestOnly, request));
     }
-    // Korean words take endings ("피곤해요"): matched inside the text's words.
-    let inside = row.lang.matched_inside_words();
-    if let Some(p) = row.passing.iter().find(|p| says_phrase(&folded, p, inside)) {
+    // Korean words take endings ("피곤해요"): `says_entry` matches them inside the text's words.
+    if let Some(p) = row
+        .passing
+        .iter()
+        .find(|p| reader::says_entry(&folded, p, row))
+    {
         return Err(Dropped::on(Rule::Passing, p));
     }
     if let Some(p) = row
         .pointing
         .iter()
-        .find(|p| says_phrase(&folded, p, inside))
+        .find(|p| reader::says_entry(&folded, p, row))
     {
+        return Err(Dropped::on(Rule::Unresolved, p));
+    }
+    if let Some(p) = reader::dangling_end(&folded, row) {
         return Err(Dropped::on(Rule::Unresolved, p));
     }
     Ok(())
@@ -253,7 +259,7 @@ mod tests {
         }
         for (text, lang) in [
             ("我最好的朋友送给我的自行车很旧了。", Lang::Chinese),
-            ("他给我买了各种各样的关于婴儿的书。", Lang::Chinese),
+            ("我丈夫给我买了各种各样的关于婴儿的书。", Lang::Chinese),
             ("我住在内陆，因为我对水过敏。", Lang::Chinese),
             (
                 "Mon père me donne des cours de piano le samedi.",
@@ -292,6 +298,95 @@ mod tests {
             kept("我有两只猫，它们叫小白和小黑。", Lang::Chinese),
             ["我有两只猫，它们叫小白和小黑。"]
         );
+    }
+
+    /// A sentence ending where its object should be points at the turn before ("Je déteste ça !",
+    /// "我不喜欢。", "私もです。" from XPersona; "Ja, ich liebe es." from our German sessions);
+    /// hedges, not knowing and what was just done pass, as English's openings do ("je suppose
+    /// que non", "eh saya tidak tahu", "ho appena visto snoop e martha"; "Vou bem, acabei de
+    /// correr dez quilômetros."). The same words inside a lasting sentence do not.
+    #[test]
+    fn a_sentence_left_hanging_or_hedged_is_not_kept() {
+        for (text, lang) in [
+            ("Je déteste ça !", Lang::French),
+            ("je ne suis pas allé .", Lang::French),
+            ("Ja, ich liebe es.", Lang::German),
+            ("Sí, tengo muchas ganas.", Lang::Spanish),
+            ("saya suka acara itu!", Lang::Indonesian),
+            ("我不喜欢。", Lang::Chinese),
+            ("不，我从来没有去过。", Lang::Chinese),
+            ("私もです。", Lang::Japanese),
+            ("違うと思います 。", Lang::Japanese),
+            ("pensais que c'était fini, je suppose que non", Lang::French),
+            ("euh je n'ai aucune idée", Lang::French),
+            ("eh saya tidak tahu.", Lang::Indonesian),
+            ("ho appena visto snoop e martha", Lang::Italian),
+            ("Je viens de rentrer d'une promenade.", Lang::French),
+            ("Ich bin gerade vom Chor zurück.", Lang::German),
+            (
+                "Vou bem, acabei de correr dez quilômetros.",
+                Lang::Portuguese,
+            ),
+            ("我刚刚看了史努比和玛莎。", Lang::Chinese),
+            ("au moins les chats ne me manqueront pas", Lang::French),
+            ("至少我们志趣相投。", Lang::Chinese),
+            // Someone named in another turn opens it; what is only imagined.
+            ("ils essaient de m'aider.", Lang::French),
+            ("他们试图帮助我。", Lang::Chinese),
+            ("彼は私のを飼えますよ。", Lang::Japanese),
+            ("Oh, er wohnt bei mir um die Ecke.", Lang::German),
+            ("哦，如果我的一只猫出来我会慌张的。", Lang::Chinese),
+            (
+                "Si j'avais un camion, je partirais en voyage.",
+                Lang::French,
+            ),
+            (
+                "Se avessi tempo, suonerei il piano ogni giorno.",
+                Lang::Italian,
+            ),
+        ] {
+            assert!(kept(text, lang).is_empty(), "{text}");
+        }
+        for (text, lang) in [
+            (
+                "A me piace vivere nel verde ed ho appena messo i pannelli solari sul tetto",
+                Lang::Italian,
+            ),
+            (
+                "assez proche je suppose, mon père a mis un marteau dans ma main à 2.",
+                Lang::French,
+            ),
+            (
+                "似てると思います、父は私が2歳の時にハンマーを持たせてきました。",
+                Lang::Japanese,
+            ),
+            (
+                "An einem Gymnasium in Leipzig, da wohne ich auch.",
+                Lang::German,
+            ),
+            ("Sou do Porto, nasci e cresci aqui.", Lang::Portuguese),
+            (
+                "je viens d'Amérique, mais ma famille a déménagé en Amérique du Sud",
+                Lang::French,
+            ),
+            ("je cours au moins trois fois par semaine.", Lang::French),
+            (
+                "J'ai un fils de huit ans, il vit avec sa mère.",
+                Lang::French,
+            ),
+            ("Mein Bruder und ich spielen Tennis.", Lang::German),
+            // A clause before the comma is no opener in a language without spaces.
+            ("我女儿很聪明，她是一个神童。", Lang::Chinese),
+            // "même si" is "even though".
+            (
+                "oui, même si je ne crois pas vraiment en Dieu.",
+                Lang::French,
+            ),
+            ("我喜欢经典的乡村风。", Lang::Chinese),
+            ("私は古典的なカントリーが好きです。", Lang::Japanese),
+        ] {
+            assert_eq!(kept(text, lang), [text], "{text}");
+        }
     }
 
     /// What follows a listener opener is read; a sentence with no "I" is the writer's where the

@@ -78,6 +78,9 @@ fn said_by(r: &Reader) -> Vec<&'static str> {
         id.work.told,
     ]
     .concat();
+    for p in &mut all {
+        *p = p.trim_start_matches('^');
+    }
     all.extend(r.given_up.iter().map(|c| c.split(" +").next().unwrap_or(c)));
     all.extend(t.days.iter().map(|(w, _)| *w));
     all.extend(t.weeks.iter().map(|(w, _)| *w));

@@ -34,6 +34,7 @@ pub const READER: Reader = Reader {
     ],
     passing: PASSING,
     pointing: &["it", "that", "there", "them"],
+    dangling: &["it", "that", "this", "there"],
     grammar: STOP_WORDS,
     secrets: Secrets {
         names: &[

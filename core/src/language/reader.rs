@@ -32,13 +32,21 @@ pub struct Reader {
     /// "告诉你"), a greeting or thanks among them ("ciao", "merci"): left out before the
     /// sentence is read, so what follows is ("ciao mi piace il Disneyland …").
     pub listener_openers: &'static [&'static str],
-    /// What passes: moods, reactions, the moment, the chat itself ("je suis crevée", "müde",
-    /// "jajaja", "心情"), matched as whole words (anywhere, without spaces): never a fact.
+    /// What passes: moods, reactions, hedges, the moment, the chat itself ("je suis crevée",
+    /// "müde", "jajaja", "心情", "je suppose que"), matched as whole words (anywhere, without
+    /// spaces): never a fact. One opening with "^" passes only where it opens the sentence, after
+    /// at most a first-person word ("^ho appena": "ho appena visto snoop", not "mi piace vivere
+    /// nel verde ed ho appena messo i pannelli solari").
     pub passing: &'static [&'static str],
-    /// Words that point at something said in another turn ("je l'…", "了它", "それ"): a sentence
+    /// Words that point at something said in another turn ("je l'…", "了它", "それ"; "^il", "^他":
+    /// a person named there opening the sentence, read as `passing` reads "^"): a sentence
     /// with one says nothing on its own (beyond English; English's clause engine has its own
     /// `consolidate::elsewhere`).
     pub pointing: &'static [&'static str],
+    /// Words that end a sentence whose object was said in another turn ("je déteste ça", "Ja,
+    /// ich liebe es", "我不喜欢。", "私もです"): matched at the sentence's end, its marks left
+    /// out; such a sentence says nothing on its own (beyond English, as `pointing`).
+    pub dangling: &'static [&'static str],
     /// Grammar words recall ignores ("est", "ce", "où"): they say nothing of what a text is
     /// about.
     pub grammar: &'static [&'static str],
@@ -296,6 +304,51 @@ pub fn latin_beyond_english(s: &str) -> Option<&'static Reader> {
         .iter()
         .any(|w| english.grammar.contains(&w.as_str()) && !r.grammar.contains(&w.as_str()));
     (!englishs_own).then_some(r)
+}
+
+/// Whether `folded` (a folded sentence) says `entry` of `reader.passing` or `reader.pointing`,
+/// as those parts read it: an entry opening with "^" only where it opens the sentence, after at
+/// most a word set off by a comma ("oui, …", "是的，…") and a first-person word.
+pub fn says_entry(folded: &str, entry: &str, reader: &Reader) -> bool {
+    let inside = reader.lang.matched_inside_words();
+    let Some(opening) = entry.strip_prefix('^') else {
+        return says_phrase(folded, entry, inside);
+    };
+    let text = folded.trim_start();
+    let after_comma = text
+        .split_once([',', '，', '、'])
+        .filter(|(head, _)| {
+            // One word: in a language without spaces, a word of at most three letters ("是的").
+            let most = if reader.lang.unspaced() { 3 } else { 12 };
+            !head.trim().contains(' ') && head.trim().chars().count() <= most
+        })
+        .map_or(text, |(_, rest)| rest.trim_start());
+    [text, after_comma].iter().any(|t| {
+        let past_i = reader
+            .first_person
+            .iter()
+            .find_map(|w| t.strip_prefix(w).filter(|r| r.starts_with(' ')))
+            .map_or(*t, str::trim_start);
+        [*t, past_i]
+            .iter()
+            .any(|t| find_phrase(t, opening, inside) == Some(0))
+    })
+}
+
+/// The word of `reader.dangling` that ends `folded` (a folded sentence), its closing marks and
+/// spaces left out: as a whole word, or a sentence's last letters in a language without spaces.
+pub fn dangling_end(folded: &str, reader: &Reader) -> Option<&'static str> {
+    let body = folded.trim_end_matches(|c: char| !c.is_alphanumeric());
+    let inside = reader.lang.matched_inside_words();
+    reader.dangling.iter().copied().find(|w| {
+        body.strip_suffix(w).is_some_and(|before| {
+            inside
+                || before
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !c.is_alphanumeric())
+        })
+    })
 }
 
 /// The first of `listed` that `s` says: as a whole word (an entry ending in an apostrophe opens
@@ -610,7 +663,7 @@ mod tests {
             let c = &r.constraints;
             let id = &r.identity;
             let l = &r.letters;
-            let parts: [(&str, &[&str]); 41] = [
+            let parts: [(&str, &[&str]); 42] = [
                 ("given_up", r.given_up),
                 ("requests", r.requests),
                 ("how_to", r.how_to),
@@ -621,6 +674,7 @@ mod tests {
                 ("letters.greetings", l.greetings),
                 ("letters.sign_offs", l.sign_offs),
                 ("pointing", r.pointing),
+                ("dangling", r.dangling),
                 ("identity.name.asked", id.name.asked),
                 ("identity.name.told", id.name.told),
                 ("identity.home.asked", id.home.asked),
