@@ -172,6 +172,19 @@ pub struct Constraints {
     pub dependents: &'static [&'static str],
     /// What makes a dependent a standing situation (an age, being left alone): "años", "岁".
     pub situation: &'static [&'static str],
+    /// An access need: "fauteuil roulant", "Rollstuhl", "轮椅", "no lift".
+    pub access: &'static [&'static str],
+    /// Health that bears on how the user travels: "mal de mer", "seekrank", "晕船".
+    pub travel_health: &'static [&'static str],
+    /// Asking advice on what to buy: "acheter", "regalo", "kaufen", "买".
+    pub shopping: &'static [&'static str],
+    /// Asking advice on plans: "week end", "cumpleaños", "Geburtstag", "周末"; the weakest domain,
+    /// counted only when no other is named.
+    pub plans: &'static [&'static str],
+    /// Money words: a message naming one puts a budget first ("pas cher", "presupuesto", "便宜").
+    pub money: &'static [&'static str],
+    /// Language words: a message naming one puts what the user speaks first ("langue", "翻译").
+    pub speech: &'static [&'static str],
 }
 
 /// The words and links that make a secret in one language.
@@ -663,7 +676,7 @@ mod tests {
             let c = &r.constraints;
             let id = &r.identity;
             let l = &r.letters;
-            let parts: [(&str, &[&str]); 42] = [
+            let parts: [(&str, &[&str]); 48] = [
                 ("given_up", r.given_up),
                 ("requests", r.requests),
                 ("how_to", r.how_to),
@@ -696,6 +709,12 @@ mod tests {
                 ("constraints.budget", c.budget),
                 ("constraints.dependents", c.dependents),
                 ("constraints.situation", c.situation),
+                ("constraints.access", c.access),
+                ("constraints.travel_health", c.travel_health),
+                ("constraints.shopping", c.shopping),
+                ("constraints.plans", c.plans),
+                ("constraints.money", c.money),
+                ("constraints.speech", c.speech),
                 ("first_person or its openings", {
                     if r.first_person.is_empty() {
                         r.first_person_openings

@@ -6,8 +6,8 @@
 //! diet, allergy, allergens, health, and of asking for ideas about food, health and travel are
 //! every reader's (`language::reader`), and so are a language spoken, a budget and a dependent, so
 //! a constraint kept in the user's words is found in their language ("Des idées pour le dîner ?"
-//! over "je suis végétarienne"); access, health that bears on travel, and asking advice on
-//! shopping or plans are English's.
+//! over "je suis végétarienne"), and so are access needs, health that bears on travel, and asking
+//! advice on shopping or plans.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
@@ -117,31 +117,6 @@ fn one_cjk_letter(cue: &str) -> bool {
     letters.next().is_some_and(crate::words::is_cjk) && letters.next().is_none()
 }
 
-/// Health conditions that bear on how the user can travel.
-const TRAVEL_HEALTH: &[&str] = &[
-    "seasick",
-    "motion sickness",
-    "travel sick",
-    "fear of flying",
-];
-
-const ACCESSIBILITY: &[&str] = &[
-    "wheelchair",
-    "no lift",
-    "no elevator",
-    "can't manage stairs",
-    "mobility",
-    "walking stick",
-    "crutches",
-    "step free",
-    "blind",
-    "colour blind",
-    "color blind",
-    "deaf",
-    "hard of hearing",
-    "hearing aid",
-];
-
 /// Whether `s` gives someone's age: "is six", "is 6".
 fn says_an_age(s: &Spaced) -> bool {
     let s = &s.line;
@@ -204,16 +179,15 @@ const SPEAKS_: usize = 7;
 const BUDGET_: usize = 8;
 const DEPENDENTS_: usize = 9;
 const SITUATION_: usize = 10;
-/// The cue lists a fact is matched against: the readers' diet, allergy and allergen cues
-/// (every language's: a fact is in the user's), then English's deeper lists.
+/// The cue lists a fact is matched against: every reader's (a fact is in the user's language).
 fn fact_cue_lists() -> [&'static [&'static str]; 11] {
     let g = gathered();
     [
         &g.allergy,
         &g.allergens,
         &g.diet,
-        ACCESSIBILITY,
-        TRAVEL_HEALTH,
+        &g.access,
+        &g.travel_health,
         &g.health,
         &g.languages,
         &g.speaks,
@@ -238,6 +212,12 @@ struct Gathered {
     budget: Vec<&'static str>,
     dependents: Vec<&'static str>,
     situation: Vec<&'static str>,
+    access: Vec<&'static str>,
+    travel_health: Vec<&'static str>,
+    shopping: Vec<&'static str>,
+    plans: Vec<&'static str>,
+    money: Vec<&'static str>,
+    speech: Vec<&'static str>,
 }
 
 fn gathered() -> &'static Gathered {
@@ -264,6 +244,12 @@ fn gathered() -> &'static Gathered {
             budget: all(|c| c.budget),
             dependents: all(|c| c.dependents),
             situation: all(|c| c.situation),
+            access: all(|c| c.access),
+            travel_health: all(|c| c.travel_health),
+            shopping: all(|c| c.shopping),
+            plans: all(|c| c.plans),
+            money: all(|c| c.money),
+            speech: all(|c| c.speech),
         }
     })
 }
@@ -322,32 +308,6 @@ fn fact_cues(words: &[String]) -> u32 {
     has
 }
 
-const SHOPPING: &[&str] = &[
-    "buy", "buying", "purchase", "gift", "present", "shop", "shopping", "afford", "cheap", "price",
-    "shoes", "laptop", "phone", "sofa",
-];
-
-const PLANS: &[&str] = &[
-    "day out",
-    "night out",
-    "weekend",
-    "evening",
-    "tonight",
-    "party",
-    "date night",
-    "activity",
-    "activities",
-    "outing",
-    "fun",
-    "concert",
-    "club night",
-    "gig",
-    "festival",
-    "anniversary",
-    "birthday",
-    "family",
-];
-
 /// The advice domains `message` asks about: empty unless it asks for advice, a recommendation
 /// or something for the user ("how many calories are in a banana?" asks none; "suggest a
 /// dinner" and "give me a recipe" ask food). Plans ("tonight", "a party") is the weakest: it counts only when no other domain is
@@ -366,9 +326,9 @@ pub fn advice_domains(message: &str) -> Domains {
     for (cues, domain) in [
         (g.food.as_slice(), Domains::FOOD),
         (g.travel.as_slice(), Domains::TRAVEL),
-        (SHOPPING, Domains::SHOPPING),
+        (g.shopping.as_slice(), Domains::SHOPPING),
         (g.health_advice.as_slice(), Domains::HEALTH),
-        (PLANS, Domains::PLANS),
+        (g.plans.as_slice(), Domains::PLANS),
     ] {
         if any(&s, cues) && (domain != Domains::PLANS || (d.is_empty() && advice)) {
             d = d.or(domain);
@@ -376,14 +336,6 @@ pub fn advice_domains(message: &str) -> Domains {
     }
     d
 }
-
-/// Money words: a message naming them puts a budget first.
-const MONEY: &[&str] = &[
-    "afford", "cheap", "budget", "price", "cost", "money", "spend",
-];
-
-/// Language words: a message naming them puts what the user speaks first.
-const SPEECH: &[&str] = &["language", "speak", "phrasebook", "phrases", "translate"];
 
 /// The kinds of constraint `message` names (money: a budget; language: what the user speaks;
 /// an allergy or an allergen, in any reader: "lunch ideas that suit my allergy", "un dessert aux
@@ -393,8 +345,8 @@ pub fn order_for(message: &str) -> Vec<Label> {
     let g = gathered();
     let mut order = Vec::new();
     for (cues, label) in [
-        (MONEY, Label::Budget),
-        (SPEECH, Label::Language),
+        (&g.money[..], Label::Budget),
+        (&g.speech[..], Label::Language),
         (&g.allergy[..], Label::Allergy),
         (&g.allergens[..], Label::Allergy),
         (&g.diet[..], Label::Diet),
@@ -559,6 +511,12 @@ mod tests {
                 c.budget,
                 c.dependents,
                 c.situation,
+                c.access,
+                c.travel_health,
+                c.shopping,
+                c.plans,
+                c.money,
+                c.speech,
             ]
             .concat();
             for cue in cues
@@ -573,6 +531,56 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Issue #50: access needs, health that bears on travel, and asking advice on shopping or
+    /// plans in every reader, as English had them (written here; XPersona's "je suis
+    /// partiellement sourd", "我是有听力障碍的博物馆导游"); a Korean child's age; a Japanese recipe
+    /// asked without "私に".
+    #[test]
+    fn access_travel_health_shopping_and_plans_in_every_reader() {
+        use Domains as D;
+        for fact in [
+            "Je suis en fauteuil roulant depuis mon accident.",
+            "je suis partiellement sourd",
+            "Uso silla de ruedas.",
+            "Ich bin Rollstuhlfahrerin.",
+            "Ik zit in een rolstoel.",
+            "Ando de cadeira de rodas.",
+            "Saya pakai kursi roda.",
+            "我是有听力障碍的博物馆导游。",
+            "私は車椅子を使っています。",
+            "저는 휠체어를 타요.",
+        ] {
+            assert_eq!(label(fact), Some("accessibility"), "{fact}");
+        }
+        for fact in [
+            "J'ai le mal de mer sur les bateaux.",
+            "Me mareo en los barcos.",
+            "Ich werde schnell seekrank.",
+            "Soffro di mal di mare.",
+            "Ik ben snel zeeziek.",
+            "我晕船很厉害。",
+            "私は船酔いしやすいです。",
+            "저는 뱃멀미가 심해요.",
+        ] {
+            assert_eq!(label(fact), Some("health"), "{fact}");
+        }
+        for fact in ["우리 딸은 다섯 살이에요.", "세 살짜리 아들이 있어요."] {
+            assert_eq!(label(fact), Some("family"), "{fact}");
+        }
+        asks(&[
+            ("Quel ordinateur devrais-je acheter ?", D::SHOPPING),
+            ("¿Qué regalo debería comprar para mi madre?", D::SHOPPING),
+            ("Welches Geschenk soll ich kaufen?", D::SHOPPING),
+            ("我该买什么礼物？", D::SHOPPING),
+            ("何を買えばいいですか？", D::SHOPPING),
+            ("Des idées pour le week end ?", D::PLANS),
+            ("Was soll ich am Wochenende unternehmen?", D::PLANS),
+            ("周末我该做什么？", D::PLANS),
+            ("カレーのレシピを教えて。", D::FOOD),
+            ("コーヒーのシミの落とし方を教えてください。", D::NONE),
+        ]);
     }
 
     /// Issue #50: a health condition, and asking about health or travel, in every reader ("Me
