@@ -68,6 +68,8 @@ FUNCTION_WORDS = {
               "minhas tenho tem ao à".split()),
     "id": set("saya aku kamu anda dia kami kita mereka yang dan di ke dari ini itu untuk dengan ada tidak "
               "juga apa adalah akan sangat ya tapi atau sudah bisa jadi punya lebih suka".split()),
+    "nl": set("de het een en of maar in op aan met van voor naar bij is ben bent zijn was ik jij je hij zij "
+              "ze we wij mijn me mij niet geen ja nee ook heel zo nog al heb hebt heeft dat die dit".split()),
 }
 ENGLISH = set("user user's said asked they them their the is are has have and about how likes loves "
               "works lives named with who what my i i'm you your was to of in on for".split())

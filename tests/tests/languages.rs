@@ -175,3 +175,35 @@ fn explain_says_which_language_a_clause_was_kept_in() {
     assert_eq!(of("Tengo dos gatos")["language"], "es");
     assert!(of("I have a dog")["language"].is_null());
 }
+
+/// Issue #50: beyond English a session's summary is what the user asked the assistant for,
+/// quoted in their language's frame, never an English line; a session of small talk gets none.
+#[test]
+fn a_summary_beyond_english_quotes_what_was_asked() {
+    let asked = [
+        "Salut !",
+        "Explique-moi comment fonctionne un transistor, simplement.",
+        "Merci, c'est plus clair.",
+    ];
+    let Some(records) = pass(&asked) else {
+        return;
+    };
+    let summaries: Vec<&str> = records
+        .iter()
+        .filter(|r| r["kind"] == "episodic")
+        .map(|r| r["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        summaries,
+        ["A demandé : « Explique-moi comment fonctionne un transistor, simplement. »"]
+    );
+    let small_talk = [
+        "Ciao! Come stai?",
+        "Hai animali domestici? Io ho due gatti.",
+    ];
+    let records = pass(&small_talk).unwrap();
+    assert!(
+        records.iter().all(|r| r["kind"] != "episodic"),
+        "{records:?}"
+    );
+}

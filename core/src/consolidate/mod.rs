@@ -569,37 +569,38 @@ fn summarise_due(
     let mut facts: Option<Vec<HashSet<String>>> = None;
     for s in episodic::due(sessions, &snap.state, now) {
         let typed = typed_text(s);
-        // A summary is in the session's language or is not written: the prompts and the rules
-        // write English.
-        if crate::language::of(&typed) != Lang::English {
-            summarised.push(s.id.clone());
-            continue;
-        }
         let cx = guard::Context {
             user_text: &typed,
             assistant_text: "",
             examples,
         };
-        let text = match summarise(s, model, &cx)? {
-            Ok(text) => Some(text),
-            Err((text, why)) => {
-                let text = text.unwrap_or_else(|| format!("summary of session {}", s.id));
-                report.skipped.push(match why {
-                    Why::Refused(r) => Skipped::refused(text, r),
-                    Why::Other(why) => Skipped::because(text, why),
-                });
-                let passing: Vec<String> = summary::candidates(s)
-                    .into_iter()
-                    .map(|t| crate::secret::redact(&t))
-                    .filter(|t| guard::refuse_summary(t, &cx).is_none())
-                    .collect();
-                // The first that says more than a fact does; else the first (every session
-                // gets its line).
-                let facts = facts.get_or_insert_with(|| known_facts(snap, changes));
-                let fresh = passing
-                    .iter()
-                    .position(|t| !summary::repeats_a_fact(t, facts));
-                passing.into_iter().nth(fresh.unwrap_or(0))
+        // A summary is in the session's language or is not written: beyond English, what the
+        // user asked, quoted, by rule (the prompts write English).
+        let lang = crate::language::of(&typed);
+        let text = if lang != Lang::English {
+            crate::language::reader::of(lang).and_then(|r| summary::in_its_language(s, r))
+        } else {
+            match summarise(s, model, &cx)? {
+                Ok(text) => Some(text),
+                Err((text, why)) => {
+                    let text = text.unwrap_or_else(|| format!("summary of session {}", s.id));
+                    report.skipped.push(match why {
+                        Why::Refused(r) => Skipped::refused(text, r),
+                        Why::Other(why) => Skipped::because(text, why),
+                    });
+                    let passing: Vec<String> = summary::candidates(s)
+                        .into_iter()
+                        .map(|t| crate::secret::redact(&t))
+                        .filter(|t| guard::refuse_summary(t, &cx).is_none())
+                        .collect();
+                    // The first that says more than a fact does; else the first (every session
+                    // gets its line).
+                    let facts = facts.get_or_insert_with(|| known_facts(snap, changes));
+                    let fresh = passing
+                        .iter()
+                        .position(|t| !summary::repeats_a_fact(t, facts));
+                    passing.into_iter().nth(fresh.unwrap_or(0))
+                }
             }
         };
         if let Some(text) = text {

@@ -11,6 +11,7 @@ use super::lexicon::{
     ASKING, CLAUSE_OPENERS, DANGLING, FILLER, FRAME, HANGING, NO, PLACEHOLDER_MARKS, REACTIONS, YES,
 };
 use crate::language::Lang;
+use crate::language::reader::{self as lang_reader, Reader};
 use crate::session::Session;
 use crate::words::bare;
 
@@ -79,6 +80,58 @@ pub fn candidates(s: &Session) -> Vec<String> {
     }
     out
 }
+
+/// The summary of `s`, a session held in `reader`'s language, by rule: what the user first asked
+/// the assistant to do, in their own words, quoted in the reader's frame ("A demandé : «
+/// Explique-moi comment fonctionne un transistor. »", "问：“给我一个关于春天的成语。”"): a request,
+/// a how-to question or one asking advice. Small talk ("hai animali domestici?", "et vous ?"),
+/// one naming fewer than two things, one not in the reader's language (its turn) or in English,
+/// one holding a secret or one too long for a line is passed over: none rather than a wrong one. The model is not asked: its
+/// lines beyond English were mostly not true (docs/benchmarks.md).
+pub fn in_its_language(s: &Session, reader: &Reader) -> Option<String> {
+    s.lines
+        .iter()
+        .filter(|l| l.is_typed_by_user())
+        .map(|l| super::pasted::without_pasted(&l.content))
+        .filter(|t| crate::language::of(t) == reader.lang)
+        .find_map(|t| {
+            super::verbatim::sentences(&t)
+                .into_iter()
+                .map(|x| lang_reader::without_opener(x, reader))
+                .find(|x| asks_something(x, reader))
+                .and_then(|x| {
+                    let line = reader.summary_asked.replacen('…', x, 1);
+                    (line.chars().count() <= MAX_CHARS).then_some(line)
+                })
+        })
+}
+
+/// Whether `sentence` (in `reader`'s language) asks the assistant for something worth a
+/// summary: to do a thing, how to do one, or advice.
+fn asks_something(sentence: &str, reader: &Reader) -> bool {
+    let folded = crate::words::fold(sentence);
+    let question = sentence.contains(['?', '？'])
+        || sentence.starts_with('¿')
+        || lang_reader::asks(sentence, reader);
+    // Advice is asked in a question that does not ask after the assistant ("puis-je vous
+    // demander quelle est votre profession ?"); its words in a statement say no such thing
+    // ("non ne ho idea", "potrei essere il tuo dogsitter").
+    let advice = question
+        && crate::recall::constraint::asks_advice(sentence)
+        && lang_reader::says_any(sentence, reader, reader.you).is_none();
+    let task = lang_reader::request_in(&folded, reader).is_some()
+        || lang_reader::how_to_in(&folded, reader).is_some()
+        || advice;
+    // Its turn is in the reader's language (a sentence alone is short for the detector: "Dame
+    // tres ideas de regalo para mi hermana…" reads as Portuguese); an English one is not.
+    task && crate::language::of(sentence) != Lang::English
+        && crate::secret::find(sentence).is_none()
+        && crate::language::content_words(sentence).len() >= MIN_ASKED_WORDS
+}
+
+/// A request naming fewer things than this ("Dis-moi tout !") says nothing of what a session was
+/// about.
+const MIN_ASKED_WORDS: usize = 2;
 
 /// Whether `sentence` opens with a yes or a no: a reply to the assistant's question.
 fn a_reply(sentence: &str) -> bool {
@@ -281,6 +334,87 @@ mod tests {
             numbers: Vec::new(),
             skipped: 0,
             ..Session::default()
+        }
+    }
+
+    fn in_lang(turns: &[(&str, &str)], lang: Lang) -> Option<String> {
+        let reader = lang_reader::of(lang).expect("a read language");
+        in_its_language(&session(turns), reader)
+    }
+
+    /// Issue #50: beyond English a session's summary is what the user asked the assistant for,
+    /// in their words and their language's frame; small talk, questions about the assistant and
+    /// a secret give none (hand-written, and XPersona's small talk: "hai animali domestici?").
+    #[test]
+    fn beyond_english_a_summary_quotes_what_was_asked() {
+        for (turns, lang, want) in [
+            (
+                vec![
+                    ("user", "Salut ! Ça va ?"),
+                    ("assistant", "Très bien, et toi ?"),
+                    ("user", "Explique-moi comment fonctionne un transistor."),
+                ],
+                Lang::French,
+                Some("A demandé : « Explique-moi comment fonctionne un transistor. »"),
+            ),
+            (
+                vec![("user", "Hola. ¿Qué puedo cenar esta noche sin gluten?")],
+                Lang::Spanish,
+                Some("Preguntó: «¿Qué puedo cenar esta noche sin gluten?»"),
+            ),
+            (
+                vec![("user", "你好！给我一个关于春天的成语。")],
+                Lang::Chinese,
+                Some("问：“给我一个关于春天的成语。”"),
+            ),
+            (
+                vec![("user", "京都でおすすめのお寺はありますか？")],
+                Lang::Japanese,
+                Some("質問：「京都でおすすめのお寺はありますか？」"),
+            ),
+            (
+                vec![
+                    ("user", "J'ai deux chiens. Et toi, tu as des animaux ?"),
+                    ("assistant", "Je n'en ai pas."),
+                    ("user", "Ah bon. Quoi de neuf ?"),
+                ],
+                Lang::French,
+                None,
+            ),
+            (
+                vec![("user", "Mein Passwort ist Sonne2024, ist das sicher genug?")],
+                Lang::German,
+                None,
+            ),
+            (vec![("user", "你喜欢什么音乐？")], Lang::Chinese, None),
+            (
+                vec![("user", "Ciao! Hai animali domestici? Io ho due gatti.")],
+                Lang::Italian,
+                None,
+            ),
+            // A sentence alone is short for the detector (this one reads as Portuguese): its
+            // turn tells the language.
+            (
+                vec![(
+                    "user",
+                    "Hola. Dame tres ideas de regalo para mi hermana, que cumple treinta años.",
+                )],
+                Lang::Spanish,
+                Some(
+                    "Preguntó: «Dame tres ideas de regalo para mi hermana, que cumple treinta años.»",
+                ),
+            ),
+            // An English sentence in a French turn is not quoted in a French line.
+            (
+                vec![(
+                    "user",
+                    "Salut ! Je prépare un dîner ce soir pour des amis. Any ideas for a vegetarian dinner?",
+                )],
+                Lang::French,
+                None,
+            ),
+        ] {
+            assert_eq!(in_lang(&turns, lang).as_deref(), want, "{turns:?}");
         }
     }
 

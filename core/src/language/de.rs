@@ -75,6 +75,7 @@ pub const READER: Reader = Reader {
     ],
     pointing: &["dort", "daran", "davon", "darauf", "^er", "^sie"],
     dangling: &["es", "das", "gewesen"],
+    summary_asked: "Fragte: „…“",
     grammar: &[
         "der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer",
         "eines", "und", "oder", "aber", "ich", "du", "er", "sie", "es", "wir", "ihr", "mich",

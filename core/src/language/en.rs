@@ -35,6 +35,7 @@ pub const READER: Reader = Reader {
     passing: PASSING,
     pointing: &["it", "that", "there", "them"],
     dangling: &["it", "that", "this", "there"],
+    summary_asked: "Asked: \"…\"",
     grammar: STOP_WORDS,
     secrets: Secrets {
         names: &[

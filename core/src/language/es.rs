@@ -138,6 +138,7 @@ pub const READER: Reader = Reader {
         "^ellas",
     ],
     dangling: &["ido", "de acuerdo", "yo también", "ganas"],
+    summary_asked: "Preguntó: «…»",
     grammar: &[
         "el", "la", "los", "las", "lo", "un", "una", "unos", "unas", "y", "o", "de", "del", "al",
         "a", "en", "con", "por", "para", "sin", "sobre", "que", "qué", "quién", "cuál", "cuáles",

@@ -112,6 +112,7 @@ pub const READER: Reader = Reader {
         "^elles",
     ],
     dangling: &["ça", "cela", "allé", "allée", "d'accord"],
+    summary_asked: "A demandé : « … »",
     grammar: &[
         "le", "la", "les", "l'", "un", "une", "des", "du", "de", "d'", "au", "aux", "et", "ou",
         "où", "est", "es", "suis", "sont", "sommes", "êtes", "ai", "as", "a", "avons", "avez",

@@ -61,6 +61,7 @@ pub const READER: Reader = Reader {
     ],
     pointing: &["di sana", "tersebut", "^dia", "^mereka"],
     dangling: &["itu", "ini", "setuju", "saya juga"],
+    summary_asked: "Bertanya: “…”",
     grammar: &[
         "yang",
         "dan",

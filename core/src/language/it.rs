@@ -134,6 +134,7 @@ pub const READER: Reader = Reader {
         "^loro",
     ],
     dangling: &["stato", "stata", "d'accordo"],
+    summary_asked: "Ha chiesto: «…»",
     grammar: &[
         "il", "lo", "la", "i", "gli", "le", "un", "uno", "una", "e", "o", "di", "del", "della",
         "dei", "delle", "a", "al", "alla", "da", "dal", "in", "nel", "nella", "con", "su", "per",

@@ -138,6 +138,7 @@ pub const READER: Reader = Reader {
         "同感",
         "そう思います",
     ],
+    summary_asked: "質問：「…」",
     grammar: &[
         "私は",
         "私の",

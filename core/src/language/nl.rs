@@ -59,6 +59,7 @@ pub const READER: Reader = Reader {
     ],
     pointing: &["daar", "daarvan", "ervan", "erop", "^hij", "^zij", "^ze"],
     dangling: &["het", "dat", "geweest"],
+    summary_asked: "Vroeg: ‘…’",
     grammar: &[
         "de", "het", "een", "en", "of", "ik", "jij", "je", "hij", "zij", "ze", "wij", "we",
         "jullie", "mij", "me", "mijn", "jouw", "zijn", "ons", "onze", "is", "ben", "bent", "was",

@@ -117,6 +117,7 @@ pub const READER: Reader = Reader {
         "isso", "isto", "aquilo", "lá", "^ele", "^ela", "^eles", "^elas",
     ],
     dangling: &["ido", "de acordo", "eu também"],
+    summary_asked: "Perguntou: “…”",
     grammar: &[
         "o", "a", "os", "as", "um", "uma", "uns", "umas", "e", "ou", "de", "do", "da", "dos",
         "das", "em", "no", "na", "nos", "nas", "por", "pelo", "pela", "para", "com", "sem", "que",

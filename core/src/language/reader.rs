@@ -47,6 +47,9 @@ pub struct Reader {
     /// ich liebe es", "我不喜欢。", "私もです"): matched at the sentence's end, its marks left
     /// out; such a sentence says nothing on its own (beyond English, as `pointing`).
     pub dangling: &'static [&'static str],
+    /// How a session's summary says what the user asked, "…" where their own words go, quoted as
+    /// the language quotes ("A demandé : « … »", "问：“…”"): `consolidate::summary::in_its_language`.
+    pub summary_asked: &'static str,
     /// Grammar words recall ignores ("est", "ce", "où"): they say nothing of what a text is
     /// about.
     pub grammar: &'static [&'static str],
@@ -742,6 +745,11 @@ mod tests {
                     );
                 }
             }
+            assert_eq!(
+                r.summary_asked.matches('…').count(),
+                1,
+                "{code}: summary_asked has no single \"…\" for the user's words"
+            );
             assert!(
                 !r.secrets.names.is_empty(),
                 "{code}: secrets.names is empty"

@@ -308,6 +308,12 @@ fn fact_cues(words: &[String]) -> u32 {
     has
 }
 
+/// Whether `message` asks for advice or ideas as a reader's language asks ("devrais-je", "qué
+/// puedo", "soll ich", "我该", "おすすめ"), whatever it is about.
+pub fn asks_advice(message: &str) -> bool {
+    any(&spaced(message), &gathered().advice)
+}
+
 /// The advice domains `message` asks about: empty unless it asks for advice, a recommendation
 /// or something for the user ("how many calories are in a banana?" asks none; "suggest a
 /// dinner" and "give me a recipe" ask food). Plans ("tonight", "a party") is the weakest: it counts only when no other domain is
