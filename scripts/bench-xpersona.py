@@ -68,6 +68,8 @@ FUNCTION_WORDS = {
               "minhas tenho tem ao à".split()),
     "id": set("saya aku kamu anda dia kami kita mereka yang dan di ke dari ini itu untuk dengan ada tidak "
               "juga apa adalah akan sangat ya tapi atau sudah bisa jadi punya lebih suka".split()),
+    "en": set("the a an and or but in on at to of for with from is am are was were be i me my you your he she "
+              "it we they them their this that so very too not no yes do does did have has had just really".split()),
     "nl": set("de het een en of maar in op aan met van voor naar bij is ben bent zijn was ik jij je hij zij "
               "ze we wij mijn me mij niet geen ja nee ook heel zo nog al heb hebt heeft dat die dit".split()),
 }

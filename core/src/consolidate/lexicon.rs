@@ -120,6 +120,9 @@ pub(crate) const NOT_A_DISCLOSURE: &[&str] = &[
     "i did",
     "my question",
     "my bad",
+    "sounds like",
+    "seems like",
+    "looks like",
     "remember",
     "note that",
     "store",
@@ -304,6 +307,9 @@ pub(crate) const NOT_FACTUAL: &[&str] = &[
     "someday",
     "sometime",
     "maybe",
+    "can probably",
+    "will probably",
+    "probably will",
     "might",
     "may",
     "have to",
@@ -417,6 +423,7 @@ pub(crate) const INTENSIFIERS: &[&str] = &[
     "big",
     "huge",
     "bad",
+    "still",
 ];
 
 /// Adverbs between "I" and its verb.
@@ -495,6 +502,7 @@ pub(crate) const VAGUE: &[&str] = &[
     "all",
     "other",
     "others",
+    "people",
 ];
 
 /// Pronouns that need something to point at.

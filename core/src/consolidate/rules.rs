@@ -352,6 +352,8 @@ pub const TABLE: &[Row] = &[
         fires: &[
             ex("persona-valid", "I did it"),
             ex("data-file", "I fixed it"),
+            ex("persona-valid", "Sounds like we have a lot in common"),
+            ex("hand", "Sounds like what I said really landed"),
         ],
         holds: &[
             ex("hand", "I will start a new job in March"),
@@ -389,8 +391,12 @@ pub const TABLE: &[Row] = &[
         fires: &[
             ex("persona-valid", "Maybe I will"),
             ex("data-file", "I'm so tired today"),
+            ex("hand", "I can probably make Thursday work"),
         ],
-        holds: &[ex("hand", "I will start a new job in March")],
+        holds: &[
+            ex("hand", "I will start a new job in March"),
+            ex("persona-valid", "my favorite is probably rock"),
+        ],
     },
     Row {
         rule: Rule::QuestionWord,
@@ -540,6 +546,8 @@ pub const TABLE: &[Row] = &[
             ex("persona-valid", "I'm so grateful"),
             ex("hand", "I'm over the moon"),
             ex("hand", "I'm so determined"),
+            ex("hand", "I'm still buzzing"),
+            ex("longmemeval", "I'm still thrilled about it"),
         ],
         holds: &[
             ex("hand", "I'm a nurse in Leeds"),
@@ -567,8 +575,14 @@ pub const TABLE: &[Row] = &[
         name: "vague",
         does: Does::Drop,
         why: "nothing after the verb names anything",
-        fires: &[ex("persona-valid", "I love them all")],
-        holds: &[ex("hand", "I love all kinds of music")],
+        fires: &[
+            ex("persona-valid", "I love them all"),
+            ex("hand", "I can reach a lot more people now"),
+        ],
+        holds: &[
+            ex("hand", "I love all kinds of music"),
+            ex("hand", "I work with people with disabilities"),
+        ],
     },
     Row {
         rule: Rule::VerbAlone,

@@ -688,6 +688,11 @@ pub const PASSING: &[&str] = &[
     "delighted",
     "amazed",
     "stressed",
+    "buzzing",
+    "shattered",
+    "knackered",
+    "gutted",
+    "chuffed",
 ];
 
 /// Idioms of a passing state ("I'm over the moon", "I'm a bit under the weather"): their words
