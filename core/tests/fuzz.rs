@@ -505,9 +505,9 @@ proptest! {
         prop_assert!(report.set_aside.is_empty(), "a rule failed: {:?}", report.set_aside);
     }
 
-    /// Secrets and the readers over any text around a secret's name in any script: no panic,
-    /// every span a slice of the text, nothing found again in the redacted text, and every
-    /// content word a word of the text.
+    /// Secrets and the readers (what passes, points elsewhere or dangles too) over any text
+    /// around a secret's name in any script: no panic, every span a slice of the text, nothing
+    /// found again in the redacted text, and every content word a word of the text.
     #[test]
     fn secrets_and_readers(
         head in "\\PC{0,30}",
@@ -525,9 +525,15 @@ proptest! {
             let piece = w.chars().next().is_some_and(|c| folded.contains(c));
             prop_assert!(piece, "{:?} from {:?}", w, text);
         }
+        let words = localm_core::words::fold(&text);
         for r in localm_core::language::reader::READERS {
             let rest = localm_core::language::reader::without_opener(&text, r);
             prop_assert!(text.ends_with(rest));
+            // What passes, points elsewhere or dangles, read over any text.
+            for entry in r.passing.iter().chain(r.pointing) {
+                let _ = localm_core::language::reader::says_entry(&words, entry, r);
+            }
+            let _ = localm_core::language::reader::dangling_end(&words, r);
         }
         // Every text has a language, whatever its script (the readers' votes over any words).
         let _ = localm_core::language::of(&text);
