@@ -344,6 +344,14 @@ mod tests {
                 "Se avessi tempo, suonerei il piano ogni giorno.",
                 Lang::Italian,
             ),
+            // "Mine", "this" or "them" said last; what one should do.
+            ("私のは超高速です。", Lang::Japanese),
+            ("我吃墨西哥菜的时候一直都吃这个。", Lang::Chinese),
+            ("我应该尝试其他类型的音乐。", Lang::Chinese),
+            (
+                "ああ、私たちは一緒にいくつかの歌をやろうとするべきです！",
+                Lang::Japanese,
+            ),
         ] {
             assert!(kept(text, lang).is_empty(), "{text}");
         }

@@ -72,6 +72,8 @@ pub const READER: Reader = Reader {
         "wäre",
         "vielleicht",
         "ich möchte",
+        "ich sollte",
+        "wir sollten",
     ],
     pointing: &["dort", "daran", "davon", "darauf", "^er", "^sie"],
     dangling: &["es", "das", "gewesen"],

@@ -132,6 +132,7 @@ pub const READER: Reader = Reader {
         "tal vez",
         "me gustaría",
         "sería",
+        "debería",
     ],
     pointing: &[
         "lo hago", "lo tengo", "la tengo", "eso", "esto", "allí", "ahí", "^él", "^ella", "^ellos",

@@ -106,6 +106,8 @@ pub const READER: Reader = Reader {
         "j'adorerais",
         "je voudrais",
         "serait",
+        "je devrais",
+        "on devrait",
     ],
     pointing: &[
         "je l'", "je le", "je la", "je les", "j'en", "j'y", "là-bas", "^il", "^elle", "^ils",

@@ -121,6 +121,8 @@ pub const READER: Reader = Reader {
         "vorrei",
         "mi piacerebbe",
         "sarebbe",
+        "dovrei",
+        "dovremmo",
     ],
     pointing: &[
         "l'ho",

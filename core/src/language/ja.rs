@@ -117,6 +117,7 @@ pub const READER: Reader = Reader {
         "^少なくとも",
         "もし",
         "でしょう",
+        "べきです",
     ],
     pointing: &[
         "それ",
@@ -127,6 +128,7 @@ pub const READER: Reader = Reader {
         "^彼",
         "^彼女",
         "^彼ら",
+        "私のは",
     ],
     dangling: &[
         "と思います",

@@ -112,6 +112,7 @@ pub const READER: Reader = Reader {
         "talvez",
         "gostaria",
         "seria",
+        "deveria",
     ],
     pointing: &[
         "isso", "isto", "aquilo", "lá", "^ele", "^ela", "^eles", "^elas",

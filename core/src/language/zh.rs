@@ -57,6 +57,8 @@ pub const READER: Reader = Reader {
         "如果",
         "要是",
         "假如",
+        "我应该",
+        "我们应该",
     ],
     pointing: &["了它", "那里", "那儿", "这样", "那样", "那个", "^他", "^她"],
     dangling: &[
@@ -69,6 +71,8 @@ pub const READER: Reader = Reader {
         "同意",
         "我也是",
         "它",
+        "这个",
+        "它们",
     ],
     summary_asked: "问：“…”",
     grammar: &[
