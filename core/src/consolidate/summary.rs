@@ -86,8 +86,9 @@ pub fn candidates(s: &Session) -> Vec<String> {
 /// Explique-moi comment fonctionne un transistor. »", "问：“给我一个关于春天的成语。”"): a request,
 /// a how-to question or one asking advice. Small talk ("hai animali domestici?", "et vous ?"),
 /// one naming fewer than two things, one not in the reader's language (its turn) or in English,
-/// one holding a secret or one too long for a line is passed over: none rather than a wrong one. The model is not asked: its
-/// lines beyond English were mostly not true (docs/benchmarks.md).
+/// one holding a secret or one too long for a line is passed over: none rather than a wrong
+/// one. The model is not asked: its lines beyond English were mostly not true
+/// (docs/benchmarks.md).
 pub fn in_its_language(s: &Session, reader: &Reader) -> Option<String> {
     s.lines
         .iter()
