@@ -111,9 +111,7 @@ pub fn in_its_language(s: &Session, reader: &Reader) -> Option<String> {
 /// summary: to do a thing, how to do one, or advice.
 fn asks_something(sentence: &str, reader: &Reader) -> bool {
     let folded = crate::words::fold(sentence);
-    let question = sentence.contains(['?', '？'])
-        || sentence.starts_with('¿')
-        || lang_reader::asks(sentence, reader);
+    let question = lang_reader::is_question(sentence, reader);
     // Advice is asked in a question that does not ask after the assistant ("puis-je vous
     // demander quelle est votre profession ?"); its words in a statement say no such thing
     // ("non ne ho idea", "potrei essere il tuo dogsitter").

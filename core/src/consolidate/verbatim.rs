@@ -37,7 +37,7 @@ pub fn read(text: &str, lang: Lang) -> Vec<(&str, Result<(), Dropped>)> {
 
 /// The verdict on one sentence in `row`'s language.
 fn verdict(s: &str, row: &Reader) -> Result<(), Dropped> {
-    if s.contains(['?', '？']) || s.starts_with('¿') || reader::asks(s, row) {
+    if reader::is_question(s, row) {
         return Err(Dropped::by(Rule::Question));
     }
     if let Some(secret) = crate::secret::find(s) {

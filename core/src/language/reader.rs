@@ -543,6 +543,12 @@ fn verb_of_mine(s: &str, words: &[String], reader: &Reader) -> bool {
     })
 }
 
+/// Whether `s` (a sentence in `reader`'s language) is a question: it has a question mark, opens
+/// with "¿", or [`asks`] one without its mark.
+pub fn is_question(s: &str, reader: &Reader) -> bool {
+    s.contains(['?', '？']) || s.starts_with('¿') || asks(s, reader)
+}
+
 /// Whether `s` asks a question though it has no question mark: it ends with one of the
 /// reader's final particles, or opens with one of its question words.
 pub fn asks(s: &str, reader: &Reader) -> bool {
