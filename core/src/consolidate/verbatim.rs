@@ -19,19 +19,44 @@ const MAX_CHARS: usize = 64;
 /// the rule that dropped it. A language without a row drops every sentence by
 /// [`Rule::Language`].
 pub fn read(text: &str, lang: Lang) -> Vec<(&str, Result<(), Dropped>)> {
-    let row = reader::of(lang);
-    sentences(text)
-        .into_iter()
-        .map(|s| {
-            match row {
-                None => (s, Err(Dropped::by(Rule::Language))),
-                // What follows a listener opener ("te cuento: …") is read, and kept, alone.
-                Some(row) => {
-                    let s = reader::without_opener(s, row);
-                    (s, verdict(s, row))
-                }
+    let Some(row) = reader::of(lang) else {
+        let unread = |s| (s, Err(Dropped::by(Rule::Language)));
+        return sentences(text).into_iter().map(unread).collect();
+    };
+    let mut out = Vec::new();
+    for s in sentences(text) {
+        // What follows a listener opener ("te cuento: …") is read, and kept, alone.
+        let s = reader::without_opener(s, row);
+        let v = verdict(s, row);
+        // A sentence dropped for a passing or a pointing word keeps its clauses that say
+        // something on their own ("Gosto de séries coreanas, estou vendo uma agora."), as the
+        // English rules read a clause at a time.
+        let by_a_word = v
+            .as_ref()
+            .is_err_and(|d| matches!(d.rule, Rule::Passing | Rule::Unresolved));
+        out.push((s, v));
+        let folded = crate::words::fold(s);
+        let one_thought = (row.subordinators.iter()).any(|w| reader::says_entry(&folded, w, row));
+        if by_a_word && !one_thought {
+            let parts = clauses(s);
+            if parts.len() > 1 {
+                out.extend(parts.into_iter().filter_map(|c| {
+                    let c = reader::without_opener(c, row);
+                    verdict(c, row).is_ok().then_some((c, Ok(())))
+                }));
             }
-        })
+        }
+    }
+    out
+}
+
+/// The clauses of `sentence`: cut after a comma or a semicolon (and their full-width forms),
+/// each a trimmed slice of it.
+fn clauses(sentence: &str) -> Vec<&str> {
+    sentence
+        .split_inclusive([',', ';', '，', '；'])
+        .map(|c| c.trim().trim_end_matches([',', ';', '，', '；']).trim_end())
+        .filter(|c| c.chars().any(char::is_alphanumeric))
         .collect()
 }
 
@@ -351,6 +376,111 @@ mod tests {
             (
                 "ああ、私たちは一緒にいくつかの歌をやろうとするべきです！",
                 Lang::Japanese,
+            ),
+        ] {
+            assert!(kept(text, lang).is_empty(), "{text}");
+        }
+    }
+
+    /// What English's openings pass (`lexicon::NOT_A_DISCLOSURE`: "I heard", "I feel", "I'm
+    /// watching", "let's", "we could", "I'm off") passes in every reader: XPersona's "J'ai
+    /// entendu dire que…", "我感觉很好", "いつか一緒に…行きましょう", and written here.
+    #[test]
+    fn what_english_passes_passes_in_every_reader() {
+        for (text, lang) in [
+            (
+                "J'ai entendu dire que les animaux aident contre la dépression.",
+                Lang::French,
+            ),
+            ("我听说宠物可以帮助抑郁症。", Lang::Chinese),
+            (
+                "ペットがうつ病に役立つと聞いたことがあります。",
+                Lang::Japanese,
+            ),
+            (
+                "He oído que el ukelele es fácil de aprender.",
+                Lang::Spanish,
+            ),
+            ("Ich habe gehört, dass Bremen schön ist.", Lang::German),
+            ("Ouvi dizer que o Porto é lindo.", Lang::Portuguese),
+            ("Ho sentito dire che Torino è bella.", Lang::Italian),
+            ("Ik heb gehoord dat Utrecht mooi is.", Lang::Dutch),
+            ("Saya dengar Bandung itu indah.", Lang::Indonesian),
+            ("je me sens en bonne santé et prêt à partir!", Lang::French),
+            ("我感觉健康，准备出发！", Lang::Chinese),
+            ("Saya merasa sangat kuat hari ini.", Lang::Indonesian),
+            ("Me siento un poco sola en el piso nuevo.", Lang::Spanish),
+            ("Ich fühle mich heute super.", Lang::German),
+            (
+                "je regarde juste un documentaire sur la guerre du vietnam.",
+                Lang::French,
+            ),
+            ("我在看一部关于越南战争的纪录片。", Lang::Chinese),
+            ("Estoy viendo una serie coreana en mi sofá.", Lang::Spanish),
+            ("Sto cucinando la pasta per i miei figli.", Lang::Italian),
+            (
+                "Estou assistindo um filme com minha irmã.",
+                Lang::Portuguese,
+            ),
+            ("Ik ben aan het koken voor mijn vrienden.", Lang::Dutch),
+            (
+                "いつか一緒にロッククライミングに行きましょう",
+                Lang::Japanese,
+            ),
+            ("nous pourrions faire de l'escalade un jour.", Lang::French),
+            ("Lass uns mal zusammen klettern gehen.", Lang::German),
+            ("我们可以走了。", Lang::Chinese),
+            ("mais je dois y aller maintenant", Lang::French),
+            ("tapi saya harus pergi sekarang", Lang::Indonesian),
+            ("나도 언젠가 의학분야에 있길 바래.", Lang::Korean),
+            ("pas très éthique à mon avis", Lang::French),
+        ] {
+            assert!(kept(text, lang).is_empty(), "{text}");
+        }
+    }
+
+    /// A sentence dropped for a passing or pointing word keeps a clause that says something on
+    /// its own, as English reads a clause at a time (XPersona: "génial, je ne lis presque
+    /// jamais", "我很好，我和父母来自印度"); never a clause of a condition, a time or a cause.
+    #[test]
+    fn a_clause_that_stands_alone_is_kept() {
+        for (text, lang, want) in [
+            (
+                "génial, je ne lis presque jamais.",
+                Lang::French,
+                "je ne lis presque jamais.",
+            ),
+            (
+                "我很好，我和父母来自印度。",
+                Lang::Chinese,
+                "我和父母来自印度。",
+            ),
+            (
+                "Gosto de séries coreanas, estou vendo uma agora.",
+                Lang::Portuguese,
+                "Gosto de séries coreanas",
+            ),
+            (
+                "amo i cani, vorrei un husky ma non posso averne uno ancora",
+                Lang::Italian,
+                "amo i cani",
+            ),
+        ] {
+            assert_eq!(kept(text, lang), [want], "{text}");
+        }
+        for (text, lang) in [
+            ("如果我不穿乐队T恤，我穿荷叶袖。", Lang::Chinese),
+            (
+                "Jika saya pergi seminggu tanpa kaviar, saya akan mati.",
+                Lang::Indonesian,
+            ),
+            (
+                "quand je porte mon casque, je me sens comme un super héros",
+                Lang::French,
+            ),
+            (
+                "Si pudiera, me mudaría a Bilbao, creo que sí.",
+                Lang::Spanish,
             ),
         ] {
             assert!(kept(text, lang).is_empty(), "{text}");

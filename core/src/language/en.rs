@@ -35,6 +35,9 @@ pub const READER: Reader = Reader {
     passing: PASSING,
     pointing: &["it", "that", "there", "them"],
     dangling: &["it", "that", "this", "there"],
+    subordinators: &[
+        "if", "when", "whenever", "although", "though", "unless", "because", "while",
+    ],
     summary_asked: "Asked: \"…\"",
     grammar: STOP_WORDS,
     secrets: Secrets {

@@ -47,6 +47,12 @@ pub struct Reader {
     /// ich liebe es", "我不喜欢。", "私もです"): matched at the sentence's end, its marks left
     /// out; such a sentence says nothing on its own (beyond English, as `pointing`).
     pub dangling: &'static [&'static str],
+    /// Words that open a clause holding only with the rest of its sentence: a condition, a time,
+    /// a concession, a cause ("si", "quand", "bien que", "如果", "虽然", "ketika", "비록"), as
+    /// whole words (anywhere, without spaces; inside words, in Korean). A sentence dropped for a
+    /// `passing` or `pointing` word is read a clause at a time only without one: "Si je n'ai pas
+    /// de caviar, je vais mourir" is one thought, "Génial, je ne lis presque jamais" two.
+    pub subordinators: &'static [&'static str],
     /// How a session's summary says what the user asked, "…" where their own words go, quoted as
     /// the language quotes ("A demandé : « … »", "问：“…”"): `consolidate::summary::in_its_language`.
     pub summary_asked: &'static str,
@@ -685,8 +691,9 @@ mod tests {
             let c = &r.constraints;
             let id = &r.identity;
             let l = &r.letters;
-            let parts: [(&str, &[&str]); 48] = [
+            let parts: [(&str, &[&str]); 49] = [
                 ("given_up", r.given_up),
+                ("subordinators", r.subordinators),
                 ("requests", r.requests),
                 ("how_to", r.how_to),
                 ("tally.count", r.tally.count),
