@@ -121,10 +121,13 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
     let mut question: Option<(String, &str)> = None;
     // The message before, in its session: a short reply is in its language.
     let mut before: Option<(&str, &str)> = None;
+    // The assistant's message the turn replies to, in its session.
+    let mut replied_to: Option<(&str, &str)> = None;
     for (at, s) in said.iter().enumerate() {
         if s.msg.role == "assistant" {
             question = answer::last_question(&s.msg.content).map(|q| (q, s.session));
             before = Some((s.msg.content.as_str(), s.session));
+            replied_to = before;
             continue;
         }
         if !s.msg.is_typed_by_user() {
@@ -134,6 +137,10 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
             .take()
             .filter(|(_, session)| *session == s.session)
             .map(|(q, _)| q);
+        let replied_to = replied_to
+            .take()
+            .filter(|(_, session)| *session == s.session)
+            .map(|(t, _)| t);
         // What the user pasted (an email, a log, code, a quoted message) is not theirs.
         let text = super::pasted::without_pasted(&strip_recalled(&s.msg.content));
         // The language gate, the table's first row: the English rules read English only.
@@ -141,10 +148,7 @@ pub fn explain(said: &[Said]) -> Vec<Verdict> {
         let lang = crate::language::of_turn(&text, asked_in.map(|(t, _)| t));
         before = Some((s.msg.content.as_str(), s.session));
         if lang != Lang::English {
-            for (sentence, kept) in verbatim::read(&text, lang) {
-                let outcome = kept.map(|()| (sentence.to_string(), sentence.to_string()));
-                push_verdict(&mut out, s, at, sentence, outcome, lang, Vec::new());
-            }
+            read_as_typed(&mut out, s, at, &text, lang, replied_to);
             continue;
         }
         let verdict = |out: &mut Vec<Verdict>, clause: &str, outcome, fired| {
@@ -351,6 +355,34 @@ fn resolved(
             Err(Dropped::by(Rule::WithTheClauseBefore))
         }
         Err(why) => Err(why),
+    }
+}
+
+/// A turn in a language beyond English (`verbatim`): its sentences as typed, and first a reply
+/// to a question about the user, kept with its question.
+fn read_as_typed(
+    out: &mut Vec<Verdict>,
+    s: &Said,
+    at: usize,
+    text: &str,
+    lang: Lang,
+    replied_to: Option<&str>,
+) {
+    if let Some((fact, sentence)) = replied_to.and_then(|q| verbatim::reply(q, text, lang)) {
+        let outcome = Ok((fact, sentence.to_string()));
+        push_verdict(
+            out,
+            s,
+            at,
+            sentence,
+            outcome,
+            lang,
+            vec![Rule::AnswersTheQuestion],
+        );
+    }
+    for (sentence, kept) in verbatim::read(text, lang) {
+        let outcome = kept.map(|()| (sentence.to_string(), sentence.to_string()));
+        push_verdict(out, s, at, sentence, outcome, lang, Vec::new());
     }
 }
 
@@ -2092,6 +2124,34 @@ mod tests {
             .into_iter()
             .map(|d| d.clause)
             .collect()
+    }
+
+    /// Beyond English, a reply that does not say "I" is kept with the question it answers when
+    /// that asks about the user in the reply's language (issue #50's "Hast du Haustiere?" — "Ja,
+    /// einen alten Dackel namens Fritz."; XPersona's "As-tu des animaux ? oui, nous avons trois
+    /// chiens …"); the same reply after no question, or after one about something else, is not.
+    #[test]
+    fn a_reply_beyond_english_is_kept_with_its_question() {
+        assert_eq!(
+            of_chat(&[(
+                "Schön! Hast du Haustiere?",
+                "Ja, einen alten Dackel namens Fritz."
+            )]),
+            ["Hast du Haustiere? Ja, einen alten Dackel namens Fritz."]
+        );
+        assert_eq!(
+            of_chat(&[("你有宠物吗？", "有，两只猫和一只狗。")]),
+            ["你有宠物吗？ 有，两只猫和一只狗。"]
+        );
+        for (asked, reply) in [
+            ("Super.", "Ja, einen alten Dackel namens Fritz."),
+            ("Und du?", "Ja, einen alten Dackel namens Fritz."),
+            ("Wie geht es dir?", "Ganz gut, viel Arbeit gerade."),
+            ("Ist Berlin schön?", "Ja, eine sehr schöne Stadt."),
+            ("As-tu des animaux ?", "Oui, génial !"),
+        ] {
+            assert!(of_chat(&[(asked, reply)]).is_empty(), "{asked} {reply}");
+        }
     }
 
     #[test]

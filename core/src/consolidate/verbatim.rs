@@ -60,8 +60,60 @@ fn clauses(sentence: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The longest question (in characters) a reply is kept with.
+const MAX_QUESTION_CHARS: usize = 120;
+
+/// The first sentence of `text` (a turn in `lang`) read as a reply to `asked` (the assistant's
+/// message before it), when that message ends asking about the user in the same language ("Hast
+/// du Haustiere?", "你有宠物吗？") and the sentence passes every rule but saying "I" ("Ja, einen
+/// alten Dackel namens Fritz."): the fact is the question and the reply, each as typed ("Hast du
+/// Haustiere? Ja, einen alten Dackel namens Fritz."), with the sentence replied.
+pub fn reply<'a>(asked: &str, text: &'a str, lang: Lang) -> Option<(String, &'a str)> {
+    let row = reader::of(lang)?;
+    let question = last_question(asked)?;
+    // A question that asks nothing on its own ("Et toi ?"), how the user is ("Ça va ?"), or
+    // about a thing or person named before ("Tu lui parles toujours ?") makes no fact of a reply.
+    let folded = crate::words::fold(reader::without_opener(question, row));
+    let says = |list: &[&str]| list.iter().any(|p| reader::says_entry(&folded, p, row));
+    let too_short = if row.lang.unspaced() {
+        folded.chars().filter(|c| c.is_alphanumeric()).count() < MIN_CHARS
+    } else {
+        folded.split_whitespace().count() < MIN_WORDS
+    };
+    if question.chars().count() > MAX_QUESTION_CHARS
+        || says_any(question, row, row.you).is_none()
+        || too_short
+        || says(row.passing)
+        || says(row.pointing)
+    {
+        return None;
+    }
+    let first = reader::without_opener(sentences(text).into_iter().next()?, row);
+    let only_unsaid = verdict(first, row).is_err_and(|d| d.rule == Rule::NotFirstPerson);
+    (only_unsaid && judged(first, row, true).is_ok())
+        .then(|| (format!("{question} {first}"), first))
+}
+
+/// The last sentence of `text` when it is a question: ends with "?" or "？".
+fn last_question(text: &str) -> Option<&str> {
+    let t = text.trim_end();
+    let body = t.strip_suffix(['?', '？'])?;
+    let start = body
+        .rfind(['.', '!', '?', '。', '！', '？', '\n'])
+        .map_or(0, |i| {
+            i + body[i..].chars().next().map_or(1, char::len_utf8)
+        });
+    let q = t[start..].trim();
+    q.chars().any(char::is_alphanumeric).then_some(q)
+}
+
 /// The verdict on one sentence in `row`'s language.
 fn verdict(s: &str, row: &Reader) -> Result<(), Dropped> {
+    judged(s, row, false)
+}
+
+/// The verdict on one sentence; `mine` when what it replies to says whose it is.
+fn judged(s: &str, row: &Reader, mine: bool) -> Result<(), Dropped> {
     if reader::is_question(s, row) {
         return Err(Dropped::by(Rule::Question));
     }
@@ -87,7 +139,7 @@ fn verdict(s: &str, row: &Reader) -> Result<(), Dropped> {
     if s.contains(['[', ']', '{', '}']) {
         return Err(Dropped::by(Rule::Placeholder));
     }
-    if !first_person(s, row) && !reader::unsaid_but_mine(s, row) {
+    if !mine && !first_person(s, row) && !reader::unsaid_but_mine(s, row) {
         return Err(Dropped::by(Rule::NotFirstPerson));
     }
     if let Some(you) = says_any(s, row, row.you) {

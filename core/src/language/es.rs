@@ -156,6 +156,9 @@ pub const READER: Reader = Reader {
         "no estoy seguro",
         "no estoy segura",
         "en mi opinión",
+        "cómo estás",
+        "qué tal",
+        "tu día",
     ],
     pointing: &[
         "lo hago", "lo tengo", "la tengo", "eso", "esto", "allí", "ahí", "^él", "^ella", "^ellos",

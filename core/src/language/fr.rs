@@ -128,6 +128,10 @@ pub const READER: Reader = Reader {
         "je ne suis pas sûre",
         "pas sûr",
         "à mon avis",
+        "comment vas-tu",
+        "comment allez-vous",
+        "ta journée",
+        "votre journée",
     ],
     pointing: &[
         "je l'", "je le", "je la", "je les", "j'en", "j'y", "là-bas", "^il", "^elle", "^ils",

@@ -144,6 +144,10 @@ pub const READER: Reader = Reader {
         "non sono sicura",
         "secondo me",
         "penso di",
+        "suppongo",
+        "come stai",
+        "come va",
+        "la tua giornata",
     ],
     pointing: &[
         "l'ho",

@@ -129,6 +129,7 @@ pub const READER: Reader = Reader {
         "行かなきゃ",
         "もう行かない",
         "私の意見では",
+        "お元気ですか",
     ],
     pointing: &[
         "それ",

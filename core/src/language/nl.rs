@@ -70,6 +70,8 @@ pub const READER: Reader = Reader {
         "ik moet weg",
         "ik weet het niet zeker",
         "naar mijn mening",
+        "hoe gaat het",
+        "je dag",
     ],
     pointing: &["daar", "daarvan", "ervan", "erop", "^hij", "^zij", "^ze"],
     dangling: &["het", "dat", "geweest"],

@@ -138,6 +138,10 @@ pub const READER: Reader = Reader {
         "preciso ir",
         "não tenho certeza",
         "na minha opinião",
+        "como vai",
+        "tudo bem",
+        "seu dia",
+        "teu dia",
     ],
     pointing: &[
         "isso", "isto", "aquilo", "lá", "^ele", "^ela", "^eles", "^elas",
