@@ -17,12 +17,12 @@
 use chrono::{DateTime, Utc};
 
 use super::lexicon::{
-    ADVERBS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER, FUTURE, GIVING,
-    INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE, NOT_FACTUAL, NOT_IN_A_NAME,
-    NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING, PASSING_IDIOMS, PAST_VERBS,
-    PLACEHOLDER_MARKS, PLAN_OF_THE_MOMENT, POINTED_VERBS, POINTING, POINTING_SUBJECT, PREPOSITIONS,
-    QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS, SPLIT_SUBJECTS,
-    SPLIT_WORDS, THE_DAY, TITLES, TRAILING, VAGUE,
+    ADVERBS, AUXILIARIES, COMPLEMENT_VERBS, DEMONSTRATIVES, ELIDED, FILLER, FOCUS_ADVERBS, FUTURE,
+    GIVING, INTENSIFIERS, INTRODUCTORY, NEEDS_COMPLEMENT, NOT_A_DISCLOSURE, NOT_FACTUAL,
+    NOT_IN_A_NAME, NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING, PASSING_IDIOMS,
+    PAST_VERBS, PLACEHOLDER_MARKS, PLAN_OF_THE_MOMENT, POINTED_VERBS, POINTING, POINTING_SUBJECT,
+    PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS,
+    SPLIT_SUBJECTS, SPLIT_WORDS, SUBORDINATE_AFTER_ADVERB, THE_DAY, TITLES, TRAILING, VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
 use super::things::{bare_case, comma_pieces, last_title, my_one_thing, my_thing, my_things};
@@ -1463,7 +1463,14 @@ fn not_factual(c: &Clause) -> Step {
 }
 
 fn question_word(c: &Clause) -> Step {
+    let adverb = |w: &String| ADVERBS.contains(&w.as_str()) || FOCUS_ADVERBS.contains(&w.as_str());
+    let after_adverb = c
+        .lower
+        .get(1)
+        .filter(|_| adverb(&c.lower[0]))
+        .and_then(|w| listed(SUBORDINATE_AFTER_ADVERB, w));
     listed(QUESTION_WORDS, &c.lower[0])
+        .or(after_adverb)
         .map(|q| Dropped::on(Rule::QuestionWord, q))
         .into()
 }
@@ -1475,6 +1482,8 @@ fn leans_elsewhere(c: &Clause) -> Step {
 /// "I'm fine", "I did it", "I'm just a little tired": nothing about the user that lasts.
 fn passing(c: &Clause) -> Step {
     let mut content = c.content();
+    // "I've" and "I'll" are no content ("I've been doing great"), as "I'm" is not.
+    content.retain(|w| !FIRST_PERSON_SUBJECTS.contains(&w.as_str()));
     for idiom in PASSING_IDIOMS {
         if c.joined.contains(&format!(" {idiom} ")) {
             let words = content_words(idiom);

@@ -403,8 +403,18 @@ pub const TABLE: &[Row] = &[
         name: "question_word",
         does: Does::Drop,
         why: "opens like a question",
-        fires: &[ex("longmemeval", "which I finished on February 20th")],
-        holds: &[ex("hand", "I finished the novel on February 20th")],
+        fires: &[
+            ex("longmemeval", "which I finished on February 20th"),
+            ex(
+                "longmemeval",
+                "usually when I'm feeling stressed or celebratory",
+            ),
+            ex("longmemeval", "especially when I'm working from home"),
+        ],
+        holds: &[
+            ex("hand", "I finished the novel on February 20th"),
+            ex("hand", "I usually work from home"),
+        ],
     },
     Row {
         rule: Rule::Anecdote,
@@ -548,9 +558,13 @@ pub const TABLE: &[Row] = &[
             ex("hand", "I'm so determined"),
             ex("hand", "I'm still buzzing"),
             ex("longmemeval", "I'm still thrilled about it"),
+            ex("longmemeval", "I've been doing great"),
+            ex("longmemeval", "I've tried before"),
         ],
         holds: &[
             ex("hand", "I'm a nurse in Leeds"),
+            ex("hand", "I've been doing yoga for years"),
+            ex("hand", "I tried sushi before"),
             ex("hand", "I'm over the moon about my new job at the library"),
         ],
     },

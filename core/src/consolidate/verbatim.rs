@@ -486,7 +486,10 @@ mod tests {
             ("tapi saya harus pergi sekarang", Lang::Indonesian),
             ("나도 언젠가 의학분야에 있길 바래.", Lang::Korean),
             ("pas très éthique à mon avis", Lang::French),
-            ("シーダソープが安定してくれることを願っています。", Lang::Japanese),
+            (
+                "シーダソープが安定してくれることを願っています。",
+                Lang::Japanese,
+            ),
         ] {
             assert!(kept(text, lang).is_empty(), "{text}");
         }

@@ -696,6 +696,7 @@ pub const PASSING: &[&str] = &[
     "knackered",
     "gutted",
     "chuffed",
+    "tried",
 ];
 
 /// Idioms of a passing state ("I'm over the moon", "I'm a bit under the weather"): their words
