@@ -11,6 +11,11 @@ use proptest::prelude::*;
 /// Words and pieces the rules listen for, and text that has broken text handling elsewhere.
 const PIECES: &[&str] = &[
     "I",
+    "Ja, einen alten Dackel",
+    "oui, deux chats",
+    "有，两只猫",
+    "はい、",
+    "İ",
     "I'm",
     "I\u{2019}m",
     "I've",
@@ -166,6 +171,13 @@ const QUESTIONS: &[&str] = &[
     "Do you like jazz?",
     "Did you enjoy İstanbul?",
     "Tell me more.",
+    // A reply beyond English is read with a question in its language (`verbatim::reply`).
+    "Hast du Haustiere?",
+    "As-tu des animaux ?",
+    "¿Tienes mascotas?",
+    "你有宠物吗？",
+    "ペットを飼っていますか？",
+    "너는 애완동물을 기르고 있니?",
 ];
 
 fn piece() -> BoxedStrategy<String> {
