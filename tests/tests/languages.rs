@@ -207,3 +207,39 @@ fn a_summary_beyond_english_quotes_what_was_asked() {
         "{records:?}"
     );
 }
+
+/// Beyond English, a reply that does not say "I" is kept joined to the question about the user
+/// it answers, both as typed (issue #50's "Hast du Haustiere?" — "Ja, einen alten Dackel namens
+/// Fritz."); the same reply after a question about something else is not kept.
+#[test]
+fn a_reply_is_kept_with_the_question_it_answers() {
+    let Some(model) = llm_model() else {
+        return;
+    };
+    let env = Env::new();
+    env.log(&["setup-model", "--from", model.to_str().unwrap()])
+        .ok();
+    let turns = [
+        ("assistant", "Hallo! Hast du Haustiere?"),
+        ("user", "Ja, einen alten Dackel namens Fritz."),
+        ("assistant", "Ist Bremen schön?"),
+        ("user", "Ja, eine sehr schöne alte Stadt."),
+    ];
+    let log: String = turns
+        .iter()
+        .enumerate()
+        .map(|(i, (role, content))| {
+            let ts = format!("2026-03-01T10:00:0{i}Z");
+            serde_json::json!({"ts": ts, "role": role, "content": content}).to_string() + "\n"
+        })
+        .collect();
+    let sessions = env.data_dir().join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    std::fs::write(sessions.join("chat.jsonl"), log).unwrap();
+    env.log(&["memory", "consolidate", "--json"]).ok();
+    let records = env.records();
+    assert_eq!(
+        facts(&records),
+        ["Hast du Haustiere? Ja, einen alten Dackel namens Fritz."]
+    );
+}
