@@ -423,6 +423,9 @@ mod tests {
             ),
             // "Mine", "this" or "them" said last; what one should do.
             ("私のは超高速です。", Lang::Japanese),
+            ("我的是木瓜。", Lang::Chinese),
+            ("我的孩子们也是。", Lang::Chinese),
+            ("但是我的养父喜欢他们。", Lang::Chinese),
             ("我吃墨西哥菜的时候一直都吃这个。", Lang::Chinese),
             ("我应该尝试其他类型的音乐。", Lang::Chinese),
             (
@@ -583,6 +586,7 @@ mod tests {
                 Lang::French,
             ),
             ("我喜欢经典的乡村风。", Lang::Chinese),
+            ("我也是星球大战的粉丝！", Lang::Chinese),
             ("私は古典的なカントリーが好きです。", Lang::Japanese),
         ] {
             assert_eq!(kept(text, lang), [text], "{text}");
