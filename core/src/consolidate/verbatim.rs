@@ -424,6 +424,17 @@ mod tests {
             // "Mine", "this" or "them" said last; what one should do.
             ("私のは超高速です。", Lang::Japanese),
             ("我的是木瓜。", Lang::Chinese),
+            ("j'aime les deux.", Lang::French),
+            (
+                "c'est pourquoi je ne mange que des aliments crus.",
+                Lang::French,
+            ),
+            ("Itu sebabnya saya mencintainya.", Lang::Indonesian),
+            ("je suis sûr !", Lang::French),
+            (
+                "Itu bagus, saya yakin itu terlihat bagus.",
+                Lang::Indonesian,
+            ),
             ("我的孩子们也是。", Lang::Chinese),
             ("但是我的养父喜欢他们。", Lang::Chinese),
             ("我吃墨西哥菜的时候一直都吃这个。", Lang::Chinese),
@@ -587,6 +598,15 @@ mod tests {
             ),
             ("我喜欢经典的乡村风。", Lang::Chinese),
             ("我也是星球大战的粉丝！", Lang::Chinese),
+            // "That's why" inside the sentence points at its own first clause.
+            (
+                "j'aime l'isolement, c'est pourquoi je suis devenu apiculteur.",
+                Lang::French,
+            ),
+            (
+                "나는 화학을 전공했고 그래서 나는 이미 평생에 충분한 지식을 가지고 있어.",
+                Lang::Korean,
+            ),
             ("私は古典的なカントリーが好きです。", Lang::Japanese),
         ] {
             assert_eq!(kept(text, lang), [text], "{text}");

@@ -148,6 +148,8 @@ pub const READER: Reader = Reader {
         "come stai",
         "come va",
         "la tua giornata",
+        "sono sicuro",
+        "sono sicura",
     ],
     pointing: &[
         "l'ho",
@@ -159,8 +161,18 @@ pub const READER: Reader = Reader {
         "^lui",
         "^lei",
         "^loro",
+        "^ecco perché",
+        "^per questo",
     ],
-    dangling: &["stato", "stata", "d'accordo", "non posso"],
+    dangling: &[
+        "stato",
+        "stata",
+        "d'accordo",
+        "non posso",
+        "entrambi",
+        "entrambe",
+        "tutti e due",
+    ],
     subordinators: &[
         "se",
         "quando",

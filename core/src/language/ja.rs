@@ -144,6 +144,7 @@ pub const READER: Reader = Reader {
         "^彼女",
         "^彼ら",
         "私のは",
+        "^だからこそ",
     ],
     dangling: &[
         "と思います",

@@ -72,9 +72,12 @@ pub const READER: Reader = Reader {
         "naar mijn mening",
         "hoe gaat het",
         "je dag",
+        "ik weet het zeker",
     ],
-    pointing: &["daar", "daarvan", "ervan", "erop", "^hij", "^zij", "^ze"],
-    dangling: &["het", "dat", "geweest"],
+    pointing: &[
+        "daar", "daarvan", "ervan", "erop", "^hij", "^zij", "^ze", "^daarom",
+    ],
+    dangling: &["het", "dat", "geweest", "allebei", "beide"],
     subordinators: &["als", "wanneer", "hoewel", "omdat", "terwijl", "tenzij"],
     summary_asked: "Vroeg: ‘…’",
     grammar: &[

@@ -86,6 +86,7 @@ pub const READER: Reader = Reader {
         "很忙",
         "也应该",
         "我们希望",
+        "我确定",
     ],
     pointing: &[
         "了它",
@@ -97,6 +98,7 @@ pub const READER: Reader = Reader {
         "^他",
         "^她",
         "^我的是",
+        "^这就是为什么",
     ],
     dangling: &[
         "喜欢",
@@ -114,6 +116,8 @@ pub const READER: Reader = Reader {
         "也一样",
         "他们",
         "她们",
+        "两个都喜欢",
+        "都喜欢",
     ],
     subordinators: &[
         "如果",
