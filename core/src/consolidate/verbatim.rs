@@ -424,6 +424,8 @@ mod tests {
             // "Mine", "this" or "them" said last; what one should do.
             ("私のは超高速です。", Lang::Japanese),
             ("我的是木瓜。", Lang::Chinese),
+            ("私は全然できないので。", Lang::Japanese),
+            ("私はむしろ屋内にいたいのですが。", Lang::Japanese),
             ("j'aime les deux.", Lang::French),
             (
                 "c'est pourquoi je ne mange que des aliments crus.",

@@ -155,6 +155,10 @@ pub const READER: Reader = Reader {
         "私も好き",
         "同感",
         "そう思います",
+        "ので",
+        "ですが",
+        "けど",
+        "けれど",
     ],
     subordinators: &[
         "もし",
