@@ -2158,6 +2158,11 @@ mod tests {
             ("Wie geht es dir?", "Ganz gut, viel Arbeit gerade."),
             ("Ist Berlin schön?", "Ja, eine sehr schöne Stadt."),
             ("As-tu des animaux ?", "Oui, génial !"),
+            (
+                "Super. Et vous ?",
+                "Juste des pâtisseries, rien de spécial.",
+            ),
+            ("あなたは？", "焼くものを集めるだけです。"),
         ] {
             assert!(of_chat(&[(asked, reply)]).is_empty(), "{asked} {reply}");
         }

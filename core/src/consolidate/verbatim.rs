@@ -75,10 +75,18 @@ pub fn reply<'a>(asked: &str, text: &'a str, lang: Lang) -> Option<(String, &'a 
     // about a thing or person named before ("Tu lui parles toujours ?") makes no fact of a reply.
     let folded = crate::words::fold(reader::without_opener(question, row));
     let says = |list: &[&str]| list.iter().any(|p| reader::says_entry(&folded, p, row));
+    // What it asks beside "you" and grammar words: "Et vous ?", "あなたは？" ask nothing.
     let too_short = if row.lang.unspaced() {
-        folded.chars().filter(|c| c.is_alphanumeric()).count() < MIN_CHARS
+        let you: usize = (row.you.iter())
+            .map(|y| folded.matches(y).count() * y.chars().count())
+            .sum();
+        folded.chars().filter(|c| c.is_alphanumeric()).count() < MIN_CHARS + you
     } else {
-        folded.split_whitespace().count() < MIN_WORDS
+        let words = reader::words_of(&folded);
+        let asks = words
+            .iter()
+            .filter(|w| !row.you.contains(&w.as_str()) && !row.grammar.contains(&w.as_str()));
+        words.len() < MIN_WORDS || asks.count() == 0
     };
     if question.chars().count() > MAX_QUESTION_CHARS
         || says_any(question, row, row.you).is_none()
