@@ -22,7 +22,7 @@ use super::lexicon::{
     NOT_IN_A_NAME, NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING, PASSING_IDIOMS,
     PAST_VERBS, PLACEHOLDER_MARKS, PLAN_OF_THE_MOMENT, POINTED_VERBS, POINTING, POINTING_SUBJECT,
     PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS,
-    SPLIT_SUBJECTS, SPLIT_WORDS, SUBORDINATE_AFTER_ADVERB, THE_DAY, TITLES, TRAILING, VAGUE,
+    SPLIT_SUBJECTS, SPLIT_WORDS, THE_DAY, TITLES, TRAILING, VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
 use super::things::{bare_case, comma_pieces, last_title, my_one_thing, my_thing, my_things};
@@ -1468,7 +1468,7 @@ fn question_word(c: &Clause) -> Step {
         .lower
         .get(1)
         .filter(|_| adverb(&c.lower[0]))
-        .and_then(|w| listed(SUBORDINATE_AFTER_ADVERB, w));
+        .and_then(|w| listed(crate::language::en::READER.subordinators, w));
     listed(QUESTION_WORDS, &c.lower[0])
         .or(after_adverb)
         .map(|q| Dropped::on(Rule::QuestionWord, q))

@@ -534,13 +534,9 @@ pub(crate) const QUESTION_WORDS: &[&str] = &[
     "should", "any",
 ];
 
-/// A clause that opens with one of these after an adverb ("usually when I'm feeling stressed",
-/// "especially if it rains") is the rest of a sentence that was cut off: a time or a condition
-/// of something said before it, not a fact on its own (as "when" opening a clause is).
-pub(crate) const SUBORDINATE_AFTER_ADVERB: &[&str] = &["when", "whenever", "if", "while", "unless"];
-
-/// Adverbs that may stand before a subordinate opening ([`SUBORDINATE_AFTER_ADVERB`]), beside
-/// [`ADVERBS`].
+/// Adverbs that may stand before a subordinate opening (English's `subordinators`, "usually
+/// when I'm feeling stressed", "especially if it rains": the rest of a sentence that was cut
+/// off, not a fact on its own), beside [`ADVERBS`].
 pub(crate) const FOCUS_ADVERBS: &[&str] = &[
     "especially",
     "particularly",

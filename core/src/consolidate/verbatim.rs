@@ -35,9 +35,7 @@ pub fn read(text: &str, lang: Lang) -> Vec<(&str, Result<(), Dropped>)> {
             .as_ref()
             .is_err_and(|d| matches!(d.rule, Rule::Passing | Rule::Unresolved));
         out.push((s, v));
-        let folded = crate::words::fold(s);
-        let one_thought = (row.subordinators.iter()).any(|w| reader::says_entry(&folded, w, row));
-        if by_a_word && !one_thought {
+        if by_a_word && !one_thought(s, row) {
             let parts = clauses(s);
             if parts.len() > 1 {
                 out.extend(parts.into_iter().filter_map(|c| {
@@ -50,12 +48,18 @@ pub fn read(text: &str, lang: Lang) -> Vec<(&str, Result<(), Dropped>)> {
     out
 }
 
-/// The clauses of `sentence`: cut after a comma or a semicolon (and their full-width forms),
-/// each a trimmed slice of it.
+/// Whether `sentence` holds a word that ties its clauses together ("si", "如果"): one thought.
+fn one_thought(sentence: &str, row: &Reader) -> bool {
+    let folded = crate::words::fold(sentence);
+    (row.subordinators.iter()).any(|w| reader::says_entry(&folded, w, row))
+}
+
+/// The clauses of `sentence`: cut at a comma or a semicolon (and their full-width forms), each
+/// a trimmed slice of it.
 fn clauses(sentence: &str) -> Vec<&str> {
     sentence
-        .split_inclusive([',', ';', '，', '；'])
-        .map(|c| c.trim().trim_end_matches([',', ';', '，', '；']).trim_end())
+        .split([',', ';', '，', '；'])
+        .map(str::trim)
         .filter(|c| c.chars().any(char::is_alphanumeric))
         .collect()
 }

@@ -52,6 +52,8 @@ pub struct Reader {
     /// whole words (anywhere, without spaces; inside words, in Korean). A sentence dropped for a
     /// `passing` or `pointing` word is read a clause at a time only without one: "Si je n'ai pas
     /// de caviar, je vais mourir" is one thought, "Génial, je ne lis presque jamais" two.
+    /// English's clause engine reads it after an adverb ("usually when I'm feeling stressed" is
+    /// the rest of a cut sentence).
     pub subordinators: &'static [&'static str],
     /// How a session's summary says what the user asked, "…" where their own words go, quoted as
     /// the language quotes ("A demandé : « … »", "问：“…”"): `consolidate::summary::in_its_language`.
