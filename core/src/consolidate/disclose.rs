@@ -22,7 +22,7 @@ use super::lexicon::{
     NOT_IN_A_NAME, NOT_REFERENTS, NOT_WHAT_I_AM, NOW, OBLIGATIONS, PASSING, PASSING_IDIOMS,
     PAST_VERBS, PLACEHOLDER_MARKS, PLAN_OF_THE_MOMENT, POINTED_VERBS, POINTING, POINTING_SUBJECT,
     PREPOSITIONS, QUESTION_WORDS, REQUEST_MODIFIERS, REQUEST_NOUNS, REQUEST_OPENINGS,
-    SPLIT_SUBJECTS, SPLIT_WORDS, THE_DAY, TITLES, TRAILING, VAGUE,
+    SPLIT_SUBJECTS, SPLIT_WORDS, TAKING_UP, THE_DAY, TITLES, TRAILING, VAGUE,
 };
 use super::rules::{Dropped, Explained, Rule};
 use super::things::{bare_case, comma_pieces, last_title, my_one_thing, my_thing, my_things};
@@ -289,7 +289,7 @@ fn joins_before(
                 && (((names_the_thing_before(clause) || describes_the_thing_before(clause))
                     && join_before(out, r.at, clause))
                     || (tells_of_the_thing_before(clause)
-                        && revive_before(out, r.at, clause, r.s.msg.ts)))
+                        && revive_before(out, r.at, clause, r.s.msg.ts, false)))
         }
     }
 }
@@ -349,7 +349,7 @@ fn resolved(
         Err(why)
             if why.rule == Rule::Unresolved
                 && !answers_the_other(c)
-                && join_before(out, r.at, c) =>
+                && (join_before(out, r.at, c) || revive_before(out, r.at, c, r.s.msg.ts, true)) =>
         {
             fired.push(why.rule);
             Err(Dropped::by(Rule::WithTheClauseBefore))
@@ -661,19 +661,27 @@ fn tells_of_the_thing_before(clause: &str) -> bool {
 
 /// Make the last verdict in `out` a fact joined with `clause`, when it is of the same message
 /// (`at`), was dropped only as a reaction, a request or a plan, and names a thing of the user's
-/// or a name ("my new tennis racket", "Hyper Light Drifter"). Whether it did.
-fn revive_before(out: &mut [Verdict], at: usize, clause: &str, ts: Option<DateTime<Utc>>) -> bool {
+/// or a name ("my new tennis racket", "Hyper Light Drifter") or `clause` points into it ("I'm
+/// looking for some new audiobook recommendations, I've been enjoying listening to them during
+/// my daily commute"). Whether it did.
+fn revive_before(
+    out: &mut [Verdict],
+    at: usize,
+    clause: &str,
+    ts: Option<DateTime<Utc>>,
+    points_into_it: bool,
+) -> bool {
     let Some(v) = out.last_mut() else {
         return false;
     };
-    let revivable = v.outcome.as_ref().is_err_and(|e| {
-        matches!(
-            e.rule,
-            Rule::Opening | Rule::RequestOnly | Rule::PlanWithoutTime
-        )
+    let revivable = v.outcome.as_ref().is_err_and(|e| match e.rule {
+        Rule::RequestOnly => true,
+        Rule::Opening | Rule::PlanWithoutTime if !points_into_it => true,
+        Rule::Opening => e.matched.is_some_and(|m| TAKING_UP.contains(&m)),
+        _ => false,
     });
     let words: Vec<&str> = v.clause.split_whitespace().collect();
-    let names = my_thing(&v.clause).is_some() || names_something(&words);
+    let names = points_into_it || my_thing(&v.clause).is_some() || names_something(&words);
     if v.at != at
         || !revivable
         || !names
@@ -1390,6 +1398,7 @@ fn opening(c: &Clause) -> Step {
     }
     let Some(p) = NOT_A_DISCLOSURE
         .iter()
+        .chain(TAKING_UP)
         .find(|p| c.opening.starts_with(&format!(" {p} ")))
     else {
         return Step::Pass;
@@ -1425,7 +1434,9 @@ fn opening(c: &Clause) -> Step {
         .into()
 }
 
-/// "I need some advice" asks; "I need to renew my UK passport" says something.
+/// "I need some advice" asks; "I need to renew my UK passport" says something. So does "I'm
+/// looking for some recipe ideas that feature fresh tomatoes": what it asks for is the noun
+/// after its first ("recipe ideas", "concert recommendations").
 fn request_only(c: &Clause) -> Step {
     let Some(p) = REQUEST_OPENINGS
         .iter()
@@ -1433,11 +1444,14 @@ fn request_only(c: &Clause) -> Step {
     else {
         return Step::Pass;
     };
-    let object = c.opening[p.len() + 1..]
+    let mut object = c.opening[p.len() + 1..]
         .split_whitespace()
-        .find(|w| !REQUEST_MODIFIERS.contains(w) && !INTENSIFIERS.contains(w));
-    object
+        .skip_while(|w| REQUEST_MODIFIERS.contains(w) || INTENSIFIERS.contains(w));
+    let (first, second) = (object.next(), object.next());
+    let compound = second.filter(|w| w.len() > 3 && first.is_some_and(|f| f.len() > 2));
+    first
         .and_then(|o| listed(REQUEST_NOUNS, o))
+        .or_else(|| compound.and_then(|o| listed(REQUEST_NOUNS, o)))
         .map(|o| Dropped::on(Rule::RequestOnly, o))
         .into()
 }

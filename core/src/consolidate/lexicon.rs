@@ -114,6 +114,8 @@ pub(crate) const NOT_A_DISCLOSURE: &[&str] = &[
     "i agree",
     "i love that",
     "i like that",
+    "i apologize",
+    "i apologise",
     "i ran",
     "i changed",
     "i fixed",
@@ -127,6 +129,21 @@ pub(crate) const NOT_A_DISCLOSURE: &[&str] = &[
     "note that",
     "store",
     "save",
+];
+
+/// Openings (as [`NOT_A_DISCLOSURE`]'s) that take up what the assistant offered: a reaction to
+/// it ("I like the idea of velvet pillows", "I love the sound of the saffron gin fizz") or a
+/// request to hear more of it. What the next clause says of it ("… since I just got my coffee
+/// table from them") makes the two one fact, as after a request.
+pub(crate) const TAKING_UP: &[&str] = &[
+    "i like the idea",
+    "i love the idea",
+    "i especially like the idea",
+    "i like the sound",
+    "i love the sound",
+    "i'm interested in learning more",
+    "i'm interested in hearing more",
+    "i'm interested in exploring more",
 ];
 
 /// Openings of a request that may carry a fact ("I'm looking for a screen protector for my

@@ -354,6 +354,14 @@ pub const TABLE: &[Row] = &[
             ex("data-file", "I fixed it"),
             ex("persona-valid", "Sounds like we have a lot in common"),
             ex("hand", "Sounds like what I said really landed"),
+            ex(
+                "longmemeval",
+                "I like the idea of velvet pillows in rich hues",
+            ),
+            ex(
+                "longmemeval",
+                "I'm interested in learning more about the film industry",
+            ),
         ],
         holds: &[
             ex("hand", "I will start a new job in March"),
@@ -376,6 +384,10 @@ pub const TABLE: &[Row] = &[
             ),
             ex("xpersona-zh-valid", "哇 ！好吧，通灵者，给我六个彩票号码。"),
             ex("hand", "Explique-moi comment fonctionne un transistor."),
+            ex(
+                "longmemeval",
+                "I'm looking for some recipe ideas that feature fresh tomatoes",
+            ),
         ],
         holds: &[
             ex("hand", "I need to renew my UK passport before June"),
@@ -560,6 +572,14 @@ pub const TABLE: &[Row] = &[
             ex("longmemeval", "I'm still thrilled about it"),
             ex("longmemeval", "I've been doing great"),
             ex("longmemeval", "I've tried before"),
+            // Beyond English, a reaction to what the assistant offered and a request to hear
+            // more of it, as English's openings drop them.
+            ex("xpersona-zh-valid", "我对此感到抱歉。"),
+            ex(
+                "xpersona-id-valid",
+                "saya ingin tahu lebih banyak tentang itu.",
+            ),
+            ex("hand", "Mi piace l'idea di un matrimonio in un frutteto."),
         ],
         holds: &[
             ex("hand", "I'm a nurse in Leeds"),
@@ -879,6 +899,10 @@ pub const TABLE: &[Row] = &[
             ex(
                 "data-file",
                 "I'm really happy with my new tennis racket, which I got from a sports store downtown.",
+            ),
+            ex(
+                "longmemeval",
+                "I'm looking for some new audiobook recommendations. I've been enjoying listening to them during my daily commute.",
             ),
         ],
         holds: &[ex(

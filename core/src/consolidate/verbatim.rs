@@ -523,6 +523,53 @@ mod tests {
         }
     }
 
+    /// What English's openings and requests drop as taking up what the assistant offered ("I
+    /// like the idea of …", "I'm interested in learning more about …", "I'm looking for some
+    /// recipe ideas"): every reader passes it too.
+    #[test]
+    fn taking_up_an_offer_passes_in_every_reader() {
+        for (text, lang) in [
+            (
+                "J'adore l'idée de demander à Jen de choisir la musique.",
+                Lang::French,
+            ),
+            (
+                "Je cherche des idées de recettes avec des tomates fraîches.",
+                Lang::French,
+            ),
+            (
+                "Me interesa saber más sobre los quesos veganos.",
+                Lang::Spanish,
+            ),
+            (
+                "Mi piace l'idea di un matrimonio in un frutteto.",
+                Lang::Italian,
+            ),
+            (
+                "Gosto da ideia de um casamento num pomar.",
+                Lang::Portuguese,
+            ),
+            (
+                "Mir gefällt die Idee einer Hochzeit im Obstgarten.",
+                Lang::German,
+            ),
+            ("Ik wil graag meer weten over vegan kaas.", Lang::Dutch),
+            ("Saya suka ide pernikahan di kebun buah.", Lang::Indonesian),
+            ("我喜欢在果园办婚礼的想法。", Lang::Chinese),
+            ("我想多了解一些素食奶酪。", Lang::Chinese),
+            (
+                "ヴィーガンチーズについてもっと知りたいです。",
+                Lang::Japanese,
+            ),
+            (
+                "젠에게 음악을 골라 달라고 하는 아이디어가 정말 좋아요.",
+                Lang::Korean,
+            ),
+        ] {
+            assert!(kept(text, lang).is_empty(), "{text}");
+        }
+    }
+
     /// A sentence dropped for a passing or pointing word keeps a clause that says something on
     /// its own, as English reads a clause at a time (XPersona: "génial, je ne lis presque
     /// jamais", "我很好，我和父母来自印度"); never a clause of a condition, a time or a cause.
