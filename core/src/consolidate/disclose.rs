@@ -1403,6 +1403,15 @@ fn opening(c: &Clause) -> Step {
     else {
         return Step::Pass;
     };
+    // "I'm interested in learning more about the charity walk that I participated in last
+    // month": what it takes up is the user's own.
+    if TAKING_UP.contains(p)
+        && [" that i ", " which i "]
+            .iter()
+            .any(|r| c.joined.contains(r))
+    {
+        return Step::Pass;
+    }
     // "I'm glad I already have a solid foundation in data analysis": the reaction frames a
     // disclosure of its own.
     if matches!(*p, "i'm glad" | "i'm happy" | "i'm lucky")

@@ -367,6 +367,10 @@ pub const TABLE: &[Row] = &[
             ex("hand", "I will start a new job in March"),
             ex("persona-valid", "I'll take an art class next year"),
             ex("hand", "I did a marathon in 2019"),
+            ex(
+                "longmemeval",
+                "I'm interested in learning more about the charity walk for cancer research that I participated in last month",
+            ),
         ],
     },
     Row {
