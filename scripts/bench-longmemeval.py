@@ -39,6 +39,12 @@ a record read (its provenance's evidence) from one of the session's user turns L
 `has_answer`, sharing a content word with the question or its answer; `any turn` the same from
 any turn of the session. Reported per record (all sessions so recalled) and per session.
 
+The clock: with --clock, each pass runs at its session's time (an hour after its last turn) and
+the store and recall are asked at the question's date (`question_date`), through libfaketime
+(Debian's `faketime`: `apt-get install faketime`), so what bounds itself in time ("on Monday",
+an intention held for a while) ends as it would have for that user. Without it, every pass runs
+now, years after the sessions' dates, and anything with an end has ended.
+
 Kept stores: `--reuse DIR` keeps each record's data dir in DIR; run again, a record whose dir is
 there is not replayed, only asked again by --bin: recall by two binaries over one store.
 
@@ -95,13 +101,26 @@ def session_name(sid):
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in sid)
 
 
+FAKETIME_LIBS = ["/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+                 "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
+                 "/usr/lib/faketime/libfaketime.so.1"]
+
+
+def at(env, a, moment):
+    """`env` with the clock at `moment` (a UTC datetime) under --clock, else `env` itself."""
+    if not a.clock:
+        return env
+    return {**env, "LD_PRELOAD": a.clock, "FAKETIME": "@" + moment.strftime("%Y-%m-%d %H:%M:%S"),
+            "TZ": "UTC", "FAKETIME_DONT_RESET": "1"}
+
+
 def play_record(r, a, parent, log):
     data = os.path.join(parent, r["question_id"])
     if a.reuse and os.path.isdir(data):
         # A kept store is asked again: recall alone, as the binary under test reads it.
         env = {k: v for k, v in os.environ.items() if not k.startswith("LOCALM_") and k != "RUST_LOG"}
         env.update(LOCALM_DATA_DIR=data, LOCALM_MODE="log")
-        return ask(r, a, env, data, [])
+        return ask(r, a, at(env, a, when(r["question_date"])), data, [])
     os.makedirs(data)
     env = bp.setup_linked(a.bin, data, a.model, a.embed)
     sdir = os.path.join(data, "sessions")
@@ -120,8 +139,9 @@ def play_record(r, a, parent, log):
             f.write("\n".join(lines) + "\n")
         mt = min((start + timedelta(minutes=len(lines))).timestamp(), time.time() - 1200)
         os.utime(dst, (mt, mt))
+        then = at(env, a, start + timedelta(minutes=len(lines) + 60))
         for _ in range(a.max_passes):
-            p, wall = run(a.bin, ["memory", "consolidate", "--json"], env, a.pass_timeout)
+            p, wall = run(a.bin, ["memory", "consolidate", "--json"], then, a.pass_timeout)
             try:
                 rep = json.loads(p.stdout)
             except json.JSONDecodeError:
@@ -131,7 +151,7 @@ def play_record(r, a, parent, log):
                 passes.append({"wall_s": wall, "exit": p.returncode, "report": rep})
             if p.returncode != 0 or rep.get("status") != "ok" or not read:
                 break
-    return ask(r, a, env, data, passes)
+    return ask(r, a, at(env, a, when(r["question_date"])), data, passes)
 
 
 def ask(r, a, env, data, passes):
@@ -281,9 +301,15 @@ def main():
     ap.add_argument("--reuse", metavar="DIR",
                     help="keep the records' data dirs in DIR; a record whose dir is there already "
                          "is only asked again (recall by --bin over the store kept), not replayed")
+    ap.add_argument("--clock", action="store_true",
+                    help="play each pass at its session's time and ask at the question's (libfaketime)")
     a = ap.parse_args()
     if not a.bin:
         ap.error("--bin is required")
+    if a.clock:
+        a.clock = next((p for p in FAKETIME_LIBS if os.path.exists(p)), None)
+        if not a.clock:
+            ap.error("--clock needs libfaketime: apt-get install faketime")
     a.bin = os.path.abspath(a.bin)
     for p in (a.model, a.embed):
         if not os.path.exists(p):
