@@ -4,11 +4,14 @@
 //! user said it (the log line's `ts`); so does a plan with a day or a week ("I have a night
 //! shift on Monday", "next week I have three exams"): the end of that day or week. A past
 //! duration ("I've been vegetarian for two years", "I lived in Oslo until 2019"), a habit
-//! ("every Monday") and a time alone ("next month") bound nothing.
+//! ("every Monday") and a time alone ("next month") bound nothing. An intention said without a
+//! day ("I'm thinking of buying a new laptop", "je cherche un emploi") holds a month.
 
 use chrono::{DateTime, Datelike, Days, Months, NaiveDate, NaiveTime, TimeDelta, Utc};
 
-use super::lexicon::{ARTICLE_ONE, MORE_COUNTS, PAST_MARKERS, PRESENT_MARKERS, UNTIL, WEEKDAYS};
+use super::lexicon::{
+    ADVERBS, ARTICLE_ONE, INTENSIFIERS, MORE_COUNTS, PAST_MARKERS, PRESENT_MARKERS, UNTIL, WEEKDAYS,
+};
 use crate::language::reader::{Reader, says_phrase};
 use crate::words::month;
 
@@ -90,8 +93,34 @@ fn has_phrase(words: &[String], phrase: &str) -> bool {
         .any(|w| w.iter().zip(&p).all(|(a, b)| a == b))
 }
 
-/// When a fact said in `clause` at `said_at` stops holding, if the clause bounds it in time.
+/// How long an intention said without a day holds ("I'm thinking of buying a new laptop",
+/// "estoy buscando piso"): a month, then it is archived as expired, as a plan is after its day.
+pub const INTENTION_DAYS: u64 = 30;
+
+/// When a fact said in `clause` at `said_at` stops holding, if the clause bounds it in time: by
+/// a time it names, else as an intention of the moment (the English reader's
+/// `times.intentions`, degree words and adverbs left out: "I'm actually thinking of …").
 pub fn valid_until(clause: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    bounded(clause, said_at).or_else(|| {
+        let w: Vec<String> = words(clause)
+            .into_iter()
+            .filter(|w| !ADVERBS.contains(&w.as_str()) && !INTENSIFIERS.contains(&w.as_str()))
+            .collect();
+        let reader = crate::language::reader::of(crate::language::Lang::English)?;
+        let intends = reader.times.intentions.iter().any(|i| has_phrase(&w, i));
+        intends.then(|| intention_ends(said_at)).flatten()
+    })
+}
+
+/// The end of an intention said at `said_at`.
+fn intention_ends(said_at: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let day = said_at
+        .date_naive()
+        .checked_add_days(Days::new(INTENTION_DAYS))?;
+    Some(end_of(day))
+}
+
+fn bounded(clause: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>> {
     let w = words(clause);
     if PAST_MARKERS.iter().any(|p| has_phrase(&w, p)) {
         return None;
@@ -260,7 +289,8 @@ fn next_date(at: NaiveDate, m: u32, d: u32) -> Option<NaiveDate> {
 /// How long a clause in a language beyond English holds, by its reader's time words: a day
 /// ("mañana") or a week ("nächste Woche") from when it was said, or the next coming of a
 /// weekday named ("Nächsten Dienstag habe ich ein Vorstellungsgespräch"); nothing after a
-/// habit word ("jeden Dienstag") or beside a liking ("Mi día favorito es el sábado").
+/// habit word ("jeden Dienstag") or beside a liking ("Mi día favorito es el sábado"); an
+/// intention without a day (its `times.intentions`) a month.
 pub fn by_reader(clause: &str, reader: &Reader, said_at: DateTime<Utc>) -> Option<DateTime<Utc>> {
     let folded = crate::words::fold(clause);
     let inside = reader.lang.matched_inside_words();
@@ -284,7 +314,11 @@ pub fn by_reader(clause: &str, reader: &Reader, said_at: DateTime<Utc>) -> Optio
         return Some(end_of(end_of_week(d)));
     }
     let today = at.weekday().num_days_from_monday();
-    let day = (0u32..7).find(|&d| times.weekdays[d as usize].iter().any(|w| says(w)))?;
+    let Some(day) = (0u32..7).find(|&d| times.weekdays[d as usize].iter().any(|w| says(w))) else {
+        // "Estoy buscando piso en Bilbao": an intention of the moment.
+        let intends = times.intentions.iter().any(|i| says(i));
+        return intends.then(|| intention_ends(said_at)).flatten();
+    };
     let ahead = (day + 7 - today) % 7;
     let ahead = if ahead == 0 { 7 } else { ahead };
     at.checked_add_days(Days::new(u64::from(ahead))).map(end_of)
@@ -428,6 +462,54 @@ mod tests {
             ("I'm vegetarian", None),
             ("I was vegetarian until I met my wife", None),
         ]);
+    }
+
+    /// An intention said without a day (LongMemEval's "I'm thinking of …", XPersona's "je
+    /// cherche un emploi de restaurant", "現在、レストランでの仕事を探しています") holds a
+    /// month from when it was said; with a day, until that day.
+    #[test]
+    fn an_intention_without_a_day_holds_a_month() {
+        let month = Some("2026-12-30T23:59:59Z");
+        check(&[
+            ("I'm thinking of buying a new laptop", month),
+            ("I'm actually thinking of going back to Hawaii", month),
+            ("I've been thinking about creating a budget", month),
+            ("I'm looking for a new apartment in Leeds", month),
+            ("I'm considering a career in data science", month),
+            (
+                "I'm thinking of visiting Lyon on Friday",
+                Some("2026-12-04T23:59:59Z"),
+            ),
+            ("I think my sister is a nurse", None),
+            ("I'm a nurse in Leeds", None),
+        ]);
+        let at: DateTime<Utc> = SAID.parse().unwrap();
+        for (clause, lang, want) in [
+            ("je cherche un emploi de restaurant.", Lang::French, month),
+            (
+                "現在、レストランでの仕事を探しています",
+                Lang::Japanese,
+                month,
+            ),
+            ("나는 현재 식당일을 찾고 있어.", Lang::Korean, month),
+            (
+                "Saat ini saya sedang mencari pekerjaan di restoran.",
+                Lang::Indonesian,
+                month,
+            ),
+            ("Estoy buscando piso en Bilbao", Lang::Spanish, month),
+            ("我在考虑换工作", Lang::Chinese, month),
+            (
+                "Ich überlege, am Dienstag ein Auto zu kaufen",
+                Lang::German,
+                Some("2026-12-01T23:59:59Z"),
+            ),
+            ("J'habite à Lyon depuis cinq ans", Lang::French, None),
+        ] {
+            let reader = crate::language::reader::of(lang).unwrap();
+            let want = want.map(|w| w.parse::<DateTime<Utc>>().unwrap());
+            assert_eq!(by_reader(clause, reader, at), want, "{clause}");
+        }
     }
 
     #[test]

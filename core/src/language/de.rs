@@ -456,6 +456,12 @@ pub const READER: Reader = Reader {
             "montags",
             "normalerweise",
         ],
+        intentions: &[
+            "ich überlege",
+            "ich denke darüber nach",
+            "ich spiele mit dem gedanken",
+            "ich suche",
+        ],
     },
     tally: Tally {
         count: &[

@@ -560,6 +560,21 @@ pub const READER: Reader = Reader {
         ],
         likings: &["favorite", "favourite"],
         habits: &["every", "each", "usually", "always"],
+        intentions: &[
+            "i'm thinking of",
+            "i'm thinking about",
+            "i was thinking of",
+            "i was thinking about",
+            "i've been thinking of",
+            "i've been thinking about",
+            "i'm considering",
+            "i've been considering",
+            "i'm looking for",
+            "i've been looking for",
+            "i'm hoping to",
+            "i'm trying to decide",
+            "i'm leaning towards",
+        ],
     },
     tally: Tally {
         count: &[

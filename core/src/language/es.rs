@@ -528,6 +528,12 @@ pub const READER: Reader = Reader {
         ],
         likings: &["favorito", "favorita", "preferido", "preferida"],
         habits: &["cada", "todos los", "todas las", "los lunes", "normalmente"],
+        intentions: &[
+            "estoy pensando en",
+            "estoy considerando",
+            "me estoy planteando",
+            "estoy buscando",
+        ],
     },
     tally: Tally {
         count: &[

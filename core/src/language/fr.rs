@@ -549,6 +549,13 @@ pub const READER: Reader = Reader {
         ],
         likings: &["favori", "favorite", "préféré", "préférée"],
         habits: &["chaque", "tous les", "toutes les", "le lundi", "d'habitude"],
+        intentions: &[
+            "je pense à",
+            "j'envisage",
+            "je songe à",
+            "je réfléchis à",
+            "je cherche",
+        ],
     },
     tally: Tally {
         count: &["combien", "au total", "en tout", "nombre de"],

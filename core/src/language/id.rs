@@ -366,6 +366,13 @@ pub const READER: Reader = Reader {
         ],
         likings: &["favorit", "kesukaan"],
         habits: &["setiap", "tiap", "biasanya", "selalu"],
+        intentions: &[
+            "saya berpikir untuk",
+            "saya sedang berpikir",
+            "saya mempertimbangkan",
+            "saya sedang mencari",
+            "aku lagi mikir",
+        ],
     },
     tally: Tally {
         count: &["berapa", "jumlah", "totalnya", "secara total"],

@@ -508,6 +508,12 @@ pub const READER: Reader = Reader {
         ],
         likings: &["preferito", "preferita", "favorito", "favorita"],
         habits: &["ogni", "tutti i", "tutte le", "di solito"],
+        intentions: &[
+            "sto pensando di",
+            "sto pensando a",
+            "sto considerando",
+            "sto cercando",
+        ],
     },
     tally: Tally {
         count: &[

@@ -456,6 +456,13 @@ pub const READER: Reader = Reader {
         ],
         likings: &["好き"],
         habits: &["毎", "いつも"],
+        intentions: &[
+            "検討して",
+            "検討中",
+            "しようかと",
+            "しようと思って",
+            "を探しています",
+        ],
     },
     tally: Tally {
         count: &[

@@ -373,6 +373,13 @@ pub const READER: Reader = Reader {
         ],
         likings: &["좋아"],
         habits: &["매주", "매일", "마다", "항상"],
+        intentions: &[
+            "생각 중",
+            "고민 중",
+            "고민하고 있",
+            "찾고 있",
+            "하려고 생각",
+        ],
     },
     tally: Tally {
         count: &["몇", "얼마나", "총", "모두 합"],

@@ -354,6 +354,12 @@ pub const READER: Reader = Reader {
         ],
         likings: &["lievelings"],
         habits: &["elke", "iedere", "altijd", "meestal"],
+        intentions: &[
+            "ik denk erover",
+            "ik overweeg",
+            "ik ben op zoek naar",
+            "ik zoek",
+        ],
     },
     tally: Tally {
         count: &["hoeveel", "hoe vaak", "in totaal", "aantal"],

@@ -511,6 +511,13 @@ pub const READER: Reader = Reader {
         ],
         likings: &["favorito", "favorita", "preferido", "preferida"],
         habits: &["toda", "todo", "todas as", "todos os", "cada", "geralmente"],
+        intentions: &[
+            "estou pensando em",
+            "estou a pensar em",
+            "estou considerando",
+            "estou procurando",
+            "estou à procura",
+        ],
     },
     tally: Tally {
         count: &[

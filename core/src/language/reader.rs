@@ -261,6 +261,10 @@ pub struct Times {
     pub likings: &'static [&'static str],
     /// Words of a habit ("jeden", "cada", "每"): a day named after one bounds nothing.
     pub habits: &'static [&'static str],
+    /// Words of an intention held for now, not for good ("I'm thinking of", "je songe à",
+    /// "estoy buscando", "我在考虑", "고민 중"): a fact that says one and names no day holds for
+    /// `consolidate::until::INTENTION_DAYS` from when it was said.
+    pub intentions: &'static [&'static str],
 }
 
 /// Every reader, English first.
@@ -693,7 +697,7 @@ mod tests {
             let c = &r.constraints;
             let id = &r.identity;
             let l = &r.letters;
-            let parts: [(&str, &[&str]); 49] = [
+            let parts: [(&str, &[&str]); 50] = [
                 ("given_up", r.given_up),
                 ("subordinators", r.subordinators),
                 ("requests", r.requests),
@@ -749,6 +753,7 @@ mod tests {
                 ("secrets.before", r.secrets.before),
                 ("times.likings", r.times.likings),
                 ("times.habits", r.times.habits),
+                ("times.intentions", r.times.intentions),
             ];
             for (part, words) in parts {
                 assert!(!words.is_empty(), "{code}: {part} is empty");

@@ -335,6 +335,13 @@ pub const READER: Reader = Reader {
         ],
         likings: &["喜欢"],
         habits: &["每", "经常", "总是"],
+        intentions: &[
+            "我在考虑",
+            "我正在考虑",
+            "我在想要不要",
+            "我在找",
+            "我正在找",
+        ],
     },
     tally: Tally {
         count: &[
