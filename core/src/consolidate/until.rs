@@ -476,6 +476,8 @@ mod tests {
             ("I've been thinking about creating a budget", month),
             ("I'm looking for a new apartment in Leeds", month),
             ("I'm considering a career in data science", month),
+            ("I'm trying to plan out my meals for the week", month),
+            ("I've been trying to cut back on luxury shopping", None),
             (
                 "I'm thinking of visiting Lyon on Friday",
                 Some("2026-12-04T23:59:59Z"),

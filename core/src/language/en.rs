@@ -574,6 +574,7 @@ pub const READER: Reader = Reader {
             "i'm hoping to",
             "i'm trying to decide",
             "i'm leaning towards",
+            "i'm trying to",
         ],
     },
     tally: Tally {

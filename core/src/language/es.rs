@@ -533,6 +533,8 @@ pub const READER: Reader = Reader {
             "estoy considerando",
             "me estoy planteando",
             "estoy buscando",
+            "estoy intentando",
+            "estoy tratando de",
         ],
     },
     tally: Tally {

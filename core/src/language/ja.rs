@@ -462,6 +462,7 @@ pub const READER: Reader = Reader {
             "しようかと",
             "しようと思って",
             "を探しています",
+            "しようとしています",
         ],
     },
     tally: Tally {

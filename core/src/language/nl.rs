@@ -359,6 +359,7 @@ pub const READER: Reader = Reader {
             "ik overweeg",
             "ik ben op zoek naar",
             "ik zoek",
+            "ik probeer",
         ],
     },
     tally: Tally {

@@ -517,6 +517,8 @@ pub const READER: Reader = Reader {
             "estou considerando",
             "estou procurando",
             "estou à procura",
+            "estou tentando",
+            "estou a tentar",
         ],
     },
     tally: Tally {
