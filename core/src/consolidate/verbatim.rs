@@ -402,6 +402,13 @@ mod tests {
             ("Ja, ich liebe es.", Lang::German),
             ("Sí, tengo muchas ganas.", Lang::Spanish),
             ("saya suka acara itu!", Lang::Indonesian),
+            ("saya tidak menyukainya.", Lang::Indonesian),
+            ("ya, saya melakukannya.", Lang::Indonesian),
+            (
+                "Saya berharap saya bisa, tetapi saya tidak bisa.",
+                Lang::Indonesian,
+            ),
+            ("saya juga berharap begitu!", Lang::Indonesian),
             ("我不喜欢。", Lang::Chinese),
             ("不，我从来没有去过。", Lang::Chinese),
             ("私もです。", Lang::Japanese),
