@@ -10,7 +10,8 @@
 use chrono::{DateTime, Datelike, Days, Months, NaiveDate, NaiveTime, TimeDelta, Utc};
 
 use super::lexicon::{
-    ADVERBS, ARTICLE_ONE, INTENSIFIERS, MORE_COUNTS, PAST_MARKERS, PRESENT_MARKERS, UNTIL, WEEKDAYS,
+    ADVERBS, ARTICLE_ONE, INTENSIFIERS, LATER, MORE_COUNTS, PAST_MARKERS, PRESENT_MARKERS, UNTIL,
+    WEEKDAYS,
 };
 use crate::language::reader::{Reader, says_phrase};
 use crate::words::month;
@@ -108,7 +109,15 @@ pub fn valid_until(clause: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>
             .collect();
         let reader = crate::language::reader::of(crate::language::Lang::English)?;
         let intends = reader.times.intentions.iter().any(|i| has_phrase(&w, i));
-        intends.then(|| intention_ends(said_at)).flatten()
+        // "I'm thinking of visiting Japan next year": held until then, not for a month.
+        let later = w.iter().any(|w| {
+            LATER.contains(&w.as_str())
+                || month(w).is_some()
+                || (w.len() == 4 && (w.starts_with("19") || w.starts_with("20")))
+        });
+        (intends && !later)
+            .then(|| intention_ends(said_at))
+            .flatten()
     })
 }
 
@@ -477,6 +486,9 @@ mod tests {
             ("I'm looking for a new apartment in Leeds", month),
             ("I'm considering a career in data science", month),
             ("I'm trying to plan out my meals for the week", month),
+            ("I'm looking to get some new athletic wear", month),
+            ("I'm thinking of visiting Japan next year", None),
+            ("I'm considering a trip to Lisbon in May", None),
             ("I've been trying to cut back on luxury shopping", None),
             (
                 "I'm thinking of visiting Lyon on Friday",

@@ -570,6 +570,7 @@ pub const READER: Reader = Reader {
             "i'm considering",
             "i've been considering",
             "i'm looking for",
+            "i'm looking to",
             "i've been looking for",
             "i'm hoping to",
             "i'm trying to decide",
