@@ -243,3 +243,25 @@ fn a_reply_is_kept_with_the_question_it_answers() {
         ["Hast du Haustiere? Ja, einen alten Dackel namens Fritz."]
     );
 }
+
+/// An intention said without a day holds a month from when it was said, in every read language
+/// (issue #50: plans never expired beyond English): said on 1 March, "Estoy buscando piso en
+/// Bilbao" is archived as expired by the same pass (it is later than 31 March), restorable; "Tengo
+/// dos gatos" stays.
+#[test]
+fn an_intention_ends_a_month_after_it_was_said() {
+    let Some((env, records)) = pass_in(&["Estoy buscando piso en Bilbao. Tengo dos gatos."]) else {
+        return;
+    };
+    assert_eq!(facts(&records), ["Tengo dos gatos."]);
+    let archived = env.run(&["memory", "forgotten", "--json"]).ok();
+    let archived: Value = serde_json::from_str(&archived).unwrap();
+    let expired = archived["forgotten"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["text"] == "Estoy buscando piso en Bilbao.")
+        .unwrap_or_else(|| panic!("no expired intention: {archived}"));
+    assert_eq!(expired["reason"], "expired", "{expired}");
+    assert_eq!(expired["valid_until"], "2026-03-31T23:59:59Z", "{expired}");
+}
