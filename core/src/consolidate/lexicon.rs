@@ -144,6 +144,7 @@ pub(crate) const TAKING_UP: &[&str] = &[
     "i'm interested in learning more",
     "i'm interested in hearing more",
     "i'm interested in exploring more",
+    "i'm open to",
 ];
 
 /// Openings of a request that may carry a fact ("I'm looking for a screen protector for my

@@ -362,6 +362,10 @@ pub const TABLE: &[Row] = &[
                 "longmemeval",
                 "I'm interested in learning more about the film industry",
             ),
+            ex(
+                "longmemeval",
+                "I'm open to exploring local acts and music festivals with smaller stages",
+            ),
         ],
         holds: &[
             ex("hand", "I will start a new job in March"),

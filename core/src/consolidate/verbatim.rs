@@ -562,6 +562,8 @@ mod tests {
             ),
             ("Ik wil graag meer weten over vegan kaas.", Lang::Dutch),
             ("Saya suka ide pernikahan di kebun buah.", Lang::Indonesian),
+            ("Estoy abierta a probar otras recetas.", Lang::Spanish),
+            ("Ich bin offen für andere Vorschläge.", Lang::German),
             ("我喜欢在果园办婚礼的想法。", Lang::Chinese),
             ("我想多了解一些素食奶酪。", Lang::Chinese),
             (

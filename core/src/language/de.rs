@@ -111,6 +111,7 @@ pub const READER: Reader = Reader {
         "ideen für",
         "suche tipps",
         "entschuldigung",
+        "ich bin offen für",
     ],
     pointing: &[
         "dort",

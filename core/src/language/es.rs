@@ -172,6 +172,8 @@ pub const READER: Reader = Reader {
         "busco recomendaciones",
         "busco consejos",
         "perdón por",
+        "estoy abierto a",
+        "estoy abierta a",
     ],
     pointing: &[
         "lo hago", "lo tengo", "la tengo", "eso", "esto", "allí", "ahí", "^él", "^ella", "^ellos",

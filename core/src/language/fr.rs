@@ -147,6 +147,8 @@ pub const READER: Reader = Reader {
         "je cherche des conseils",
         "je m'excuse",
         "pardon pour",
+        "je suis ouvert à",
+        "je suis ouverte à",
     ],
     pointing: &[
         "je l'",

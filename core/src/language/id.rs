@@ -95,6 +95,7 @@ pub const READER: Reader = Reader {
         "mencari rekomendasi",
         "maaf atas",
         "berharap",
+        "saya terbuka untuk",
     ],
     pointing: &[
         "di sana",

@@ -161,6 +161,8 @@ pub const READER: Reader = Reader {
         "cerco consigli",
         "scusa per",
         "mi scuso",
+        "sono aperto a",
+        "sono aperta a",
     ],
     pointing: &[
         "l'ho",

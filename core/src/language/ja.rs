@@ -143,6 +143,7 @@ pub const READER: Reader = Reader {
         "アイデアを探して",
         "すみません",
         "ごめんなさい",
+        "試してみてもいい",
     ],
     pointing: &[
         "それ",

@@ -83,6 +83,7 @@ pub const READER: Reader = Reader {
         "zoek tips",
         "sorry voor",
         "excuses voor",
+        "ik sta open voor",
     ],
     pointing: &[
         "daar", "daarvan", "ervan", "erop", "^hij", "^zij", "^ze", "^daarom",

@@ -154,6 +154,8 @@ pub const READER: Reader = Reader {
         "procurando dicas",
         "desculpe pela",
         "peço desculpa",
+        "estou aberto a",
+        "estou aberta a",
     ],
     pointing: &[
         "isso",

@@ -98,6 +98,7 @@ pub const READER: Reader = Reader {
         "找一些建议",
         "求推荐",
         "抱歉",
+        "我愿意尝试",
     ],
     pointing: &[
         "了它",
