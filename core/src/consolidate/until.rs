@@ -490,6 +490,7 @@ mod tests {
             ("I'm thinking of visiting Japan next year", None),
             ("I'm considering a trip to Lisbon in May", None),
             ("I've been trying to cut back on luxury shopping", None),
+            ("I'm trying to limit my sugar intake", None),
             (
                 "I'm thinking of visiting Lyon on Friday",
                 Some("2026-12-04T23:59:59Z"),

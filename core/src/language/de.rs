@@ -462,7 +462,6 @@ pub const READER: Reader = Reader {
             "ich denke darüber nach",
             "ich spiele mit dem gedanken",
             "ich suche",
-            "ich versuche",
         ],
     },
     tally: Tally {

@@ -535,8 +535,6 @@ pub const READER: Reader = Reader {
             "estoy considerando",
             "me estoy planteando",
             "estoy buscando",
-            "estoy intentando",
-            "estoy tratando de",
         ],
     },
     tally: Tally {

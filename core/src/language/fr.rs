@@ -557,8 +557,6 @@ pub const READER: Reader = Reader {
             "je songe à",
             "je réfléchis à",
             "je cherche",
-            "j'essaie de",
-            "j'essaye de",
         ],
     },
     tally: Tally {

@@ -395,8 +395,6 @@ pub const READER: Reader = Reader {
             "saya mempertimbangkan",
             "saya sedang mencari",
             "aku lagi mikir",
-            "saya sedang mencoba",
-            "saya sedang berusaha",
         ],
     },
     tally: Tally {

@@ -514,7 +514,10 @@ pub const READER: Reader = Reader {
             "sto pensando di",
             "sto pensando a",
             "sto considerando",
-            "sto cercando",
+            "sto cercando un",
+            "sto cercando una",
+            "sto cercando lavoro",
+            "sto cercando casa",
         ],
     },
     tally: Tally {

@@ -463,7 +463,6 @@ pub const READER: Reader = Reader {
             "しようかと",
             "しようと思って",
             "を探しています",
-            "しようとしています",
         ],
     },
     tally: Tally {

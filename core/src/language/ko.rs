@@ -380,7 +380,6 @@ pub const READER: Reader = Reader {
             "고민하고 있",
             "찾고 있",
             "하려고 생각",
-            "하려고 노력하고 있",
         ],
     },
     tally: Tally {

@@ -360,7 +360,6 @@ pub const READER: Reader = Reader {
             "ik overweeg",
             "ik ben op zoek naar",
             "ik zoek",
-            "ik probeer",
         ],
     },
     tally: Tally {

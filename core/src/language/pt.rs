@@ -519,8 +519,6 @@ pub const READER: Reader = Reader {
             "estou considerando",
             "estou procurando",
             "estou à procura",
-            "estou tentando",
-            "estou a tentar",
         ],
     },
     tally: Tally {

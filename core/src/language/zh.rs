@@ -342,9 +342,6 @@ pub const READER: Reader = Reader {
             "我在想要不要",
             "我在找",
             "我正在找",
-            "我正在尝试",
-            "我在努力",
-            "我正在努力",
         ],
     },
     tally: Tally {
