@@ -505,7 +505,7 @@ proptest! {
         prop_assert!(report.set_aside.is_empty(), "a rule failed: {:?}", report.set_aside);
     }
 
-    /// Secrets and the readers (what passes, points elsewhere or dangles too) over any text
+    /// Secrets and the readers (what passes, points elsewhere or dangles too, how long it holds) over any text
     /// around a secret's name in any script: no panic, every span a slice of the text, nothing
     /// found again in the redacted text, and every content word a word of the text.
     #[test]
@@ -534,7 +534,10 @@ proptest! {
                 let _ = localm_core::language::reader::says_entry(&words, entry, r);
             }
             let _ = localm_core::language::reader::dangling_end(&words, r);
+            // How long it holds, by the reader's time and intention words.
+            let _ = localm_core::consolidate::until::by_reader(&text, r, said_at());
         }
+        let _ = localm_core::consolidate::until::valid_until(&text, said_at());
         // Every text has a language, whatever its script (the readers' votes over any words).
         let _ = localm_core::language::of(&text);
         let _ = localm_core::language::of(&format!("{tail} {name} {head} {name}"));
@@ -707,4 +710,9 @@ proptest! {
         manage::add(&ctx, "Another probe fact", Kind::Episodic, None).unwrap();
         prop_assert_eq!(imported(&store), want);
     }
+}
+
+/// A fixed moment a fuzzed clause is said at (a Monday).
+fn said_at() -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::from_timestamp(1_764_493_200, 0).unwrap_or_default()
 }
