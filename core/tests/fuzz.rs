@@ -535,9 +535,9 @@ proptest! {
             }
             let _ = localm_core::language::reader::dangling_end(&words, r);
             // How long it holds, by the reader's time and intention words.
-            let _ = localm_core::consolidate::until::by_reader(&text, r, said_at());
+            let _ = consolidate::until::by_reader(&text, r, said_at());
         }
-        let _ = localm_core::consolidate::until::valid_until(&text, said_at());
+        let _ = consolidate::until::valid_until(&text, said_at());
         // Every text has a language, whatever its script (the readers' votes over any words).
         let _ = localm_core::language::of(&text);
         let _ = localm_core::language::of(&format!("{tail} {name} {head} {name}"));
@@ -713,6 +713,6 @@ proptest! {
 }
 
 /// A fixed moment a fuzzed clause is said at (a Monday).
-fn said_at() -> chrono::DateTime<chrono::Utc> {
-    chrono::DateTime::from_timestamp(1_764_493_200, 0).unwrap_or_default()
+fn said_at() -> DateTime<Utc> {
+    DateTime::from_timestamp(1_764_493_200, 0).unwrap_or_default()
 }
