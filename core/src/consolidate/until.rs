@@ -129,6 +129,7 @@ fn intention_ends(said_at: DateTime<Utc>) -> Option<DateTime<Utc>> {
     Some(end_of(day))
 }
 
+/// The end of the time `clause` names ("for the next two weeks", "until Friday", "on Monday").
 fn bounded(clause: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>> {
     let w = words(clause);
     if PAST_MARKERS.iter().any(|p| has_phrase(&w, p)) {
