@@ -119,6 +119,16 @@ impl Env {
         let v: serde_json::Value = serde_json::from_str(&out).expect("list --json is JSON");
         v["records"].as_array().cloned().unwrap_or_default()
     }
+
+    /// The archived records as JSON values (`memory forgotten --json`).
+    pub fn forgotten(&self) -> Vec<serde_json::Value> {
+        let out = self.run(&["memory", "forgotten", "--json"]).ok();
+        let v: serde_json::Value = serde_json::from_str(&out).expect("forgotten --json is JSON");
+        v["forgotten"]
+            .as_array()
+            .cloned()
+            .expect("a forgotten list")
+    }
 }
 
 /// A finished run, with helpers that print everything when an expectation fails.

@@ -254,14 +254,11 @@ fn an_intention_ends_a_month_after_it_was_said() {
         return;
     };
     assert_eq!(facts(&records), ["Tengo dos gatos."]);
-    let archived = env.run(&["memory", "forgotten", "--json"]).ok();
-    let archived: Value = serde_json::from_str(&archived).unwrap();
-    let expired = archived["forgotten"]
-        .as_array()
-        .unwrap()
+    let archived = env.forgotten();
+    let expired = archived
         .iter()
         .find(|a| a["text"] == "Estoy buscando piso en Bilbao.")
-        .unwrap_or_else(|| panic!("no expired intention: {archived}"));
+        .unwrap_or_else(|| panic!("no expired intention: {archived:?}"));
     assert_eq!(expired["reason"], "expired", "{expired}");
     assert_eq!(expired["valid_until"], "2026-03-31T23:59:59Z", "{expired}");
 }

@@ -326,18 +326,15 @@ fn a_page_save_racing_other_writers_loses_nothing() {
             "Rides to work on Tuesdays"
         ]
     );
-    let forgotten: Value =
-        serde_json::from_str(&env.run(&["memory", "forgotten", "--json"]).ok()).unwrap();
-    let archived: Vec<(&str, &str)> = forgotten["forgotten"]
-        .as_array()
-        .unwrap()
+    let forgotten = env.forgotten();
+    let archived: Vec<(&str, &str)> = forgotten
         .iter()
         .map(|a| (a["text"].as_str().unwrap(), a["reason"].as_str().unwrap()))
         .collect();
     assert_eq!(
         archived,
         [("Lives in Porto", "bulk_edit")],
-        "the line the user dropped is archived: {forgotten}"
+        "the line the user dropped is archived: {forgotten:?}"
     );
 }
 
