@@ -383,21 +383,6 @@ pub(crate) const FUTURE: &[&str] = &[
     "month", "soon",
 ];
 
-/// Times further off than a month ("next year", "this summer", "someday"): an intention that
-/// names one, or a month or a year, is not bounded to a month (`until::valid_until`).
-pub(crate) const LATER: &[&str] = &[
-    "year",
-    "years",
-    "summer",
-    "winter",
-    "spring",
-    "fall",
-    "autumn",
-    "someday",
-    "eventually",
-    "future",
-];
-
 /// Verbs of giving, whose first object is whom the thing was for ("I got him a bag of dog
 /// food").
 pub(crate) const GIVING: &[&str] = &[

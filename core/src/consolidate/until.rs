@@ -10,8 +10,7 @@
 use chrono::{DateTime, Datelike, Days, Months, NaiveDate, NaiveTime, TimeDelta, Utc};
 
 use super::lexicon::{
-    ADVERBS, ARTICLE_ONE, INTENSIFIERS, LATER, MORE_COUNTS, PAST_MARKERS, PRESENT_MARKERS, UNTIL,
-    WEEKDAYS,
+    ADVERBS, ARTICLE_ONE, INTENSIFIERS, MORE_COUNTS, PAST_MARKERS, PRESENT_MARKERS, UNTIL, WEEKDAYS,
 };
 use crate::language::reader::{Reader, says_phrase};
 use crate::words::month;
@@ -110,15 +109,19 @@ pub fn valid_until(clause: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>
         let reader = crate::language::reader::of(crate::language::Lang::English)?;
         let intends = reader.times.intentions.iter().any(|i| has_phrase(&w, i));
         // "I'm thinking of visiting Japan next year": held until then, not for a month.
-        let later = w.iter().any(|w| {
-            LATER.contains(&w.as_str())
-                || month(w).is_some()
-                || (w.len() == 4 && (w.starts_with("19") || w.starts_with("20")))
-        });
+        let later = reader.times.later.iter().any(|l| has_phrase(&w, l))
+            || w.iter().any(|w| month(w).is_some() || a_year(w));
         (intends && !later)
             .then(|| intention_ends(said_at))
             .flatten()
     })
+}
+
+/// A year in digits ("2027"), in any script's text: a time later than a month.
+fn a_year(w: &str) -> bool {
+    w.len() == 4
+        && (w.starts_with("19") || w.starts_with("20"))
+        && w.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// The end of an intention said at `said_at`.
@@ -326,7 +329,10 @@ pub fn by_reader(clause: &str, reader: &Reader, said_at: DateTime<Utc>) -> Optio
     let today = at.weekday().num_days_from_monday();
     let Some(day) = (0u32..7).find(|&d| times.weekdays[d as usize].iter().any(|w| says(w))) else {
         // "Estoy buscando piso en Bilbao": an intention of the moment.
-        let intends = times.intentions.iter().any(|i| says(i));
+        // "Je cherche un appartement pour l'année prochaine": held until then, not for a month.
+        let later = times.later.iter().any(|l| says(l))
+            || folded.split(|c: char| !c.is_ascii_digit()).any(a_year);
+        let intends = times.intentions.iter().any(|i| says(i)) && !later;
         return intends.then(|| intention_ends(said_at)).flatten();
     };
     let ahead = (day + 7 - today) % 7;
@@ -498,9 +504,24 @@ mod tests {
             ),
             ("I think my sister is a nurse", None),
             ("I'm a nurse in Leeds", None),
+            // A plan without a day, and what the user looks forward to (LongMemEval's).
+            (
+                "I'm planning a trip to the Rocky Mountains in Colorado",
+                month,
+            ),
+            (
+                "I'm planning to use Vallejo acrylics for painting the B-29",
+                month,
+            ),
+            ("I'm really looking forward to our team hike", month),
+            ("I'm planning a birthday trip to Hawaii in October", None),
+            ("I'm planning to retire in 2030", None),
+            (
+                "I finished 20th in the race and I'm planning a rematch",
+                month,
+            ),
         ]);
-        let at: DateTime<Utc> = SAID.parse().unwrap();
-        for (clause, lang, want) in [
+        check_readers(&[
             ("je cherche un emploi de restaurant.", Lang::French, month),
             (
                 "現在、レストランでの仕事を探しています",
@@ -521,11 +542,83 @@ mod tests {
                 Some("2026-12-01T23:59:59Z"),
             ),
             ("J'habite à Lyon depuis cinq ans", Lang::French, None),
-        ] {
-            let reader = crate::language::reader::of(lang).unwrap();
+        ]);
+    }
+
+    /// Each clause's `by_reader` said on [`SAID`] in its language, against what it should be.
+    fn check_readers(cases: &[(&str, Lang, Option<&str>)]) {
+        let at: DateTime<Utc> = SAID.parse().unwrap();
+        for (clause, lang, want) in cases {
+            let reader = crate::language::reader::of(*lang).unwrap();
             let want = want.map(|w| w.parse::<DateTime<Utc>>().unwrap());
             assert_eq!(by_reader(clause, reader, at), want, "{clause}");
         }
+    }
+
+    #[test]
+    fn a_plan_without_a_day_holds_a_month_unless_it_names_a_later_time() {
+        let month = Some("2026-12-30T23:59:59Z");
+        check_readers(&[
+            ("je prévois de repeindre la cuisine", Lang::French, month),
+            (
+                "je cherche un appartement pour l'année prochaine",
+                Lang::French,
+                None,
+            ),
+            ("estoy planeando un viaje a Galicia", Lang::Spanish, month),
+            ("estoy buscando piso para septiembre", Lang::Spanish, None),
+            (
+                "sto organizzando una festa per mia sorella",
+                Lang::Italian,
+                month,
+            ),
+            ("sto pensando di trasferirmi in futuro", Lang::Italian, None),
+            (
+                "estou planejando uma viagem a Lisboa",
+                Lang::Portuguese,
+                month,
+            ),
+            (
+                "estou procurando emprego para o ano que vem",
+                Lang::Portuguese,
+                None,
+            ),
+            (
+                "ich freue mich auf den Urlaub mit meiner Frau",
+                Lang::German,
+                month,
+            ),
+            (
+                "ich überlege, im Sommer nach Bremen zu ziehen",
+                Lang::German,
+                None,
+            ),
+            ("ik ben van plan een hond te nemen", Lang::Dutch, month),
+            ("ik overweeg volgend jaar te verhuizen", Lang::Dutch, None),
+            ("saya berencana membeli mobil baru", Lang::Indonesian, month),
+            (
+                "saya sedang mencari rumah untuk tahun depan",
+                Lang::Indonesian,
+                None,
+            ),
+            ("我打算换一个新手机", Lang::Chinese, month),
+            ("我在考虑明年去日本留学", Lang::Chinese, None),
+            ("我在考虑2028年退休", Lang::Chinese, None),
+            ("新しいパソコンを買うつもりです", Lang::Japanese, month),
+            ("来年の留学を検討中です", Lang::Japanese, None),
+            (
+                "私は司書として働いていますが、今後数年で引退するつもりです。",
+                Lang::Japanese,
+                None,
+            ),
+            (
+                "私は瞑想の後にピザを食べるつもりです。",
+                Lang::Japanese,
+                month,
+            ),
+            ("새 노트북을 살 계획이에요", Lang::Korean, month),
+            ("내년에 이사를 고민 중이에요", Lang::Korean, None),
+        ]);
     }
 
     #[test]

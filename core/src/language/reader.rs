@@ -265,6 +265,10 @@ pub struct Times {
     /// "estoy buscando", "我在考虑", "고민 중"): a fact that says one and names no day holds for
     /// `consolidate::until::INTENTION_DAYS` from when it was said.
     pub intentions: &'static [&'static str],
+    /// Times further off than a month ("next year", "l'année prochaine", "this summer",
+    /// "algún día", a month's name, "내년"): an intention that names one is not bounded to a
+    /// month. A year in digits is later in every language.
+    pub later: &'static [&'static str],
 }
 
 /// Every reader, English first.
@@ -697,7 +701,7 @@ mod tests {
             let c = &r.constraints;
             let id = &r.identity;
             let l = &r.letters;
-            let parts: [(&str, &[&str]); 50] = [
+            let parts: [(&str, &[&str]); 51] = [
                 ("given_up", r.given_up),
                 ("subordinators", r.subordinators),
                 ("requests", r.requests),
@@ -754,6 +758,7 @@ mod tests {
                 ("times.likings", r.times.likings),
                 ("times.habits", r.times.habits),
                 ("times.intentions", r.times.intentions),
+                ("times.later", r.times.later),
             ];
             for (part, words) in parts {
                 assert!(!words.is_empty(), "{code}: {part} is empty");
