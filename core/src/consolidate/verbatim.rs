@@ -382,6 +382,10 @@ mod tests {
             ["J'aime l'école et les chats."]
         );
         assert_eq!(kept("我喜欢我的猫。", Lang::Chinese), ["我喜欢我的猫。"]);
+        assert_eq!(
+            kept("私は犬と猫の両方を飼っています。", Lang::Japanese),
+            ["私は犬と猫の両方を飼っています。"]
+        );
         // "它们" names what the sentence has named itself.
         assert_eq!(
             kept("我有两只猫，它们叫小白和小黑。", Lang::Chinese),
@@ -446,6 +450,8 @@ mod tests {
             ("私は全然できないので。", Lang::Japanese),
             ("私はむしろ屋内にいたいのですが。", Lang::Japanese),
             ("j'aime les deux.", Lang::French),
+            ("私は両方を楽しんでいます。", Lang::Japanese),
+            ("両方とも好きです。", Lang::Japanese),
             (
                 "c'est pourquoi je ne mange que des aliments crus.",
                 Lang::French,
