@@ -451,6 +451,16 @@ mod tests {
             ("私はむしろ屋内にいたいのですが。", Lang::Japanese),
             ("j'aime les deux.", Lang::French),
             ("私は両方を楽しんでいます。", Lang::Japanese),
+            ("je n'en ai pas encore fait.", Lang::French),
+            (
+                "non, je n'ai pas encore appris comment le faire.",
+                Lang::French,
+            ),
+            ("ouais, je m'y attends juste", Lang::French),
+            (
+                "c'est ce que je fais quand je perds une poupée.",
+                Lang::French,
+            ),
             ("両方とも好きです。", Lang::Japanese),
             (
                 "c'est pourquoi je ne mange que des aliments crus.",
