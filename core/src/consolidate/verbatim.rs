@@ -444,7 +444,17 @@ mod tests {
                 "Se avessi tempo, suonerei il piano ogni giorno.",
                 Lang::Italian,
             ),
-            // "Mine", "this" or "them" said last; what one should do.
+        ] {
+            assert!(kept(text, lang).is_empty(), "{text}");
+        }
+    }
+
+    /// "Mine", "this", "both" or a clitic said of what another turn named, and what one should
+    /// do: nothing of the user's own ("私のは超高速です。", "j'aime les deux.", "je n'en ai pas
+    /// encore fait." from XPersona).
+    #[test]
+    fn a_sentence_pointing_at_another_turn_is_not_kept() {
+        for (text, lang) in [
             ("私のは超高速です。", Lang::Japanese),
             ("我的是木瓜。", Lang::Chinese),
             ("私は全然できないので。", Lang::Japanese),
