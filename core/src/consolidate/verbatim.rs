@@ -382,6 +382,11 @@ mod tests {
             ["J'aime l'école et les chats."]
         );
         assert_eq!(kept("我喜欢我的猫。", Lang::Chinese), ["我喜欢我的猫。"]);
+        // A comparison's "ne le" points nowhere.
+        assert_eq!(
+            kept("mais je suis plus fort que je ne le pense!", Lang::French),
+            ["mais je suis plus fort que je ne le pense!"]
+        );
         assert_eq!(
             kept("私は犬と猫の両方を飼っています。", Lang::Japanese),
             ["私は犬と猫の両方を飼っています。"]

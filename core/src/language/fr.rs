@@ -161,7 +161,6 @@ pub const READER: Reader = Reader {
         "je n'y",
         "je m'y",
         "je ne l'",
-        "je ne le",
         "je ne la",
         "je ne les",
         "^c'est ce que",
