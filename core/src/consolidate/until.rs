@@ -107,13 +107,27 @@ pub fn valid_until(clause: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>
             .filter(|w| !ADVERBS.contains(&w.as_str()) && !INTENSIFIERS.contains(&w.as_str()))
             .collect();
         let reader = crate::language::reader::of(crate::language::Lang::English)?;
-        let intends = reader.times.intentions.iter().any(|i| has_phrase(&w, i));
+        let intends = reader.times.intentions.iter().any(|i| has_phrase(&w, i))
+            || feels_now(&w, reader.times.feelings);
         // "I'm thinking of visiting Japan next year": held until then, not for a month.
         let later = reader.times.later.iter().any(|l| has_phrase(&w, l))
             || w.iter().any(|w| month(w).is_some() || a_year(w));
         (intends && !later)
             .then(|| intention_ends(said_at))
             .flatten()
+    })
+}
+
+/// Whether a feeling of the moment opens the clause ("I'm struggling to stay motivated", "One
+/// thing I'm struggling with is …", "But I'm worried about the logistics"), not one said after
+/// a lasting part ("I started with a Revell kit, and now I'm feeling more confident").
+fn feels_now(words: &[String], feelings: &[&str]) -> bool {
+    feelings.iter().any(|f| {
+        let f: Vec<&str> = f.split(' ').collect();
+        (0..=2.min(words.len())).any(|at| {
+            words.len() >= at + f.len()
+                && words[at..at + f.len()].iter().zip(&f).all(|(a, b)| a == b)
+        })
     })
 }
 
@@ -332,7 +346,8 @@ pub fn by_reader(clause: &str, reader: &Reader, said_at: DateTime<Utc>) -> Optio
         // "Je cherche un appartement pour l'année prochaine": held until then, not for a month.
         let later = times.later.iter().any(|l| says(l))
             || folded.split(|c: char| !c.is_ascii_digit()).any(a_year);
-        let intends = times.intentions.iter().any(|i| says(i)) && !later;
+        let intends = times.intentions.iter().any(|i| says(i)) && !later
+            || times.feelings.iter().any(|f| says(f));
         return intends.then(|| intention_ends(said_at)).flatten();
     };
     let ahead = (day + 7 - today) % 7;
@@ -520,6 +535,24 @@ mod tests {
                 "I finished 20th in the race and I'm planning a rematch",
                 month,
             ),
+            // A feeling or a difficulty of the moment that opens the clause.
+            ("I'm struggling to stay motivated", month),
+            (
+                "One thing I'm struggling with is keeping track of my tasks",
+                month,
+            ),
+            (
+                "I'm worried about the logistics of keeping the animals safe",
+                month,
+            ),
+            (
+                "I've been feeling a bit stuck in a cooking rut lately",
+                month,
+            ),
+            (
+                "I started with a Revell F-15 Eagle kit, and now I'm feeling more confident in my skills",
+                None,
+            ),
         ]);
         check_readers(&[
             ("je cherche un emploi de restaurant.", Lang::French, month),
@@ -617,6 +650,11 @@ mod tests {
                 month,
             ),
             ("새 노트북을 살 계획이에요", Lang::Korean, month),
+            ("j'ai du mal à dormir avec ce bruit", Lang::French, month),
+            ("me preocupa la mudanza de mi madre", Lang::Spanish, month),
+            ("ich mache mir Sorgen um meine Prüfung", Lang::German, month),
+            ("我很担心下个月的考试", Lang::Chinese, month),
+            ("仕事のことで悩んでいます", Lang::Japanese, month),
             ("내년에 이사를 고민 중이에요", Lang::Korean, None),
         ]);
     }

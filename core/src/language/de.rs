@@ -466,6 +466,11 @@ pub const READER: Reader = Reader {
             "ich freue mich auf",
             "ich freue mich schon auf",
         ],
+        feelings: &[
+            "ich mache mir sorgen",
+            "es fällt mir schwer",
+            "mir fällt es schwer",
+        ],
         later: &[
             "nächstes jahr",
             "nächsten jahr",

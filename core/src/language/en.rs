@@ -588,6 +588,14 @@ pub const READER: Reader = Reader {
             "i'm looking forward to",
             "i've been looking forward to",
         ],
+        feelings: &[
+            "i'm struggling",
+            "i've been struggling",
+            "i'm worried",
+            "i've been worried",
+            "i'm feeling",
+            "i've been feeling",
+        ],
         later: &[
             "year",
             "years",

@@ -541,6 +541,12 @@ pub const READER: Reader = Reader {
             "tengo planeado",
             "estoy deseando",
         ],
+        feelings: &[
+            "me cuesta",
+            "estoy preocupado",
+            "estoy preocupada",
+            "me preocupa",
+        ],
         later: &[
             "el año que viene",
             "el próximo año",

@@ -570,6 +570,13 @@ pub const READER: Reader = Reader {
             "j'ai prévu",
             "j'organise",
         ],
+        feelings: &[
+            "j'ai du mal à",
+            "j'ai du mal avec",
+            "je m'inquiète",
+            "je suis inquiet",
+            "je suis inquiète",
+        ],
         later: &[
             "l'année prochaine",
             "l'an prochain",

@@ -402,6 +402,12 @@ pub const READER: Reader = Reader {
             "saya tidak sabar",
             "aku nggak sabar",
         ],
+        feelings: &[
+            "saya kesulitan",
+            "aku kesulitan",
+            "saya khawatir",
+            "aku khawatir",
+        ],
         later: &[
             "tahun depan",
             "suatu hari",

@@ -524,6 +524,12 @@ pub const READER: Reader = Reader {
             "ho in programma",
             "non vedo l'ora",
         ],
+        feelings: &[
+            "faccio fatica a",
+            "sono preoccupato",
+            "sono preoccupata",
+            "mi preoccupa",
+        ],
         later: &[
             "l'anno prossimo",
             "il prossimo anno",

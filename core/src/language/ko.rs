@@ -387,6 +387,7 @@ pub const READER: Reader = Reader {
             "기대하고 있",
             "기대돼요",
         ],
+        feelings: &["걱정이에요", "걱정돼요", "걱정하고 있", "어려움을 겪고"],
         later: &[
             "내년",
             "나중에",

@@ -365,6 +365,7 @@ pub const READER: Reader = Reader {
             "ik kijk uit naar",
             "ik kijk ernaar uit",
         ],
+        feelings: &["ik maak me zorgen", "ik heb moeite met", "ik heb moeite om"],
         later: &[
             "volgend jaar",
             "ooit",

@@ -526,6 +526,12 @@ pub const READER: Reader = Reader {
             "estou a organizar",
             "mal posso esperar",
         ],
+        feelings: &[
+            "estou com dificuldade",
+            "estou preocupado",
+            "estou preocupada",
+            "me preocupa",
+        ],
         later: &[
             "o ano que vem",
             "no ano que vem",

@@ -265,6 +265,12 @@ pub struct Times {
     /// "estoy buscando", "我在考虑", "고민 중"): a fact that says one and names no day holds for
     /// `consolidate::until::INTENTION_DAYS` from when it was said.
     pub intentions: &'static [&'static str],
+    /// Words of a feeling or a difficulty about something of the moment ("I'm struggling with",
+    /// "I'm worried about", "j'ai du mal à", "me preocupa", "걱정돼요"): a fact that says one
+    /// holds for `consolidate::until::INTENTION_DAYS`, as an intention does (in English only
+    /// where the clause opens with it: "I'm worried about the logistics", not "… and now I'm
+    /// feeling more confident").
+    pub feelings: &'static [&'static str],
     /// Times further off than a month ("next year", "l'année prochaine", "this summer",
     /// "algún día", a month's name, "내년"): an intention that names one is not bounded to a
     /// month. A year in digits is later in every language.
@@ -701,7 +707,7 @@ mod tests {
             let c = &r.constraints;
             let id = &r.identity;
             let l = &r.letters;
-            let parts: [(&str, &[&str]); 51] = [
+            let parts: [(&str, &[&str]); 52] = [
                 ("given_up", r.given_up),
                 ("subordinators", r.subordinators),
                 ("requests", r.requests),
@@ -758,6 +764,7 @@ mod tests {
                 ("times.likings", r.times.likings),
                 ("times.habits", r.times.habits),
                 ("times.intentions", r.times.intentions),
+                ("times.feelings", r.times.feelings),
                 ("times.later", r.times.later),
             ];
             for (part, words) in parts {

@@ -348,6 +348,7 @@ pub const READER: Reader = Reader {
             "我很期待",
             "我期待",
         ],
+        feelings: &["我担心", "我很担心", "我有点担心", "我最近很难"],
         later: &[
             "明年",
             "后年",
