@@ -465,6 +465,7 @@ pub const READER: Reader = Reader {
             "ich plane",
             "ich freue mich auf",
             "ich freue mich schon auf",
+            "ich schwanke zwischen",
         ],
         feelings: &[
             "ich mache mir sorgen",

@@ -587,6 +587,8 @@ pub const READER: Reader = Reader {
             "i was planning",
             "i'm looking forward to",
             "i've been looking forward to",
+            "i've been meaning to",
+            "i'm torn between",
         ],
         feelings: &[
             "i'm struggling",
@@ -595,6 +597,7 @@ pub const READER: Reader = Reader {
             "i've been worried",
             "i'm feeling",
             "i've been feeling",
+            "i'm concerned",
         ],
         later: &[
             "year",

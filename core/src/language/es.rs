@@ -540,6 +540,8 @@ pub const READER: Reader = Reader {
             "tengo pensado",
             "tengo planeado",
             "estoy deseando",
+            "dudo entre",
+            "no me decido entre",
         ],
         feelings: &[
             "me cuesta",

@@ -569,6 +569,7 @@ pub const READER: Reader = Reader {
             "je planifie",
             "j'ai prévu",
             "j'organise",
+            "j'hésite entre",
         ],
         feelings: &[
             "j'ai du mal à",

@@ -401,6 +401,8 @@ pub const READER: Reader = Reader {
             "aku merencanakan",
             "saya tidak sabar",
             "aku nggak sabar",
+            "saya bingung antara",
+            "aku bingung antara",
         ],
         feelings: &[
             "saya kesulitan",

@@ -523,6 +523,8 @@ pub const READER: Reader = Reader {
             "sto programmando",
             "ho in programma",
             "non vedo l'ora",
+            "sono indeciso tra",
+            "sono indecisa tra",
         ],
         feelings: &[
             "faccio fatica a",

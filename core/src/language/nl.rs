@@ -364,6 +364,7 @@ pub const READER: Reader = Reader {
             "ik plan",
             "ik kijk uit naar",
             "ik kijk ernaar uit",
+            "ik twijfel tussen",
         ],
         feelings: &["ik maak me zorgen", "ik heb moeite met", "ik heb moeite om"],
         later: &[

@@ -525,6 +525,8 @@ pub const READER: Reader = Reader {
             "estou organizando",
             "estou a organizar",
             "mal posso esperar",
+            "estou indeciso entre",
+            "estou indecisa entre",
         ],
         feelings: &[
             "estou com dificuldade",

@@ -347,6 +347,7 @@ pub const READER: Reader = Reader {
             "我准备",
             "我很期待",
             "我期待",
+            "我在犹豫",
         ],
         feelings: &["我担心", "我很担心", "我有点担心", "我最近很难"],
         later: &[
