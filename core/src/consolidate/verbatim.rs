@@ -425,6 +425,8 @@ mod tests {
             ("pensais que c'était fini, je suppose que non", Lang::French),
             ("euh je n'ai aucune idée", Lang::French),
             ("eh saya tidak tahu.", Lang::Indonesian),
+            ("ah saya bisa mengerti", Lang::Indonesian),
+            ("Bung saya paham.", Lang::Indonesian),
             ("ho appena visto snoop e martha", Lang::Italian),
             ("Je viens de rentrer d'une promenade.", Lang::French),
             ("Ich bin gerade vom Chor zurück.", Lang::German),
@@ -467,6 +469,7 @@ mod tests {
             ("j'aime les deux.", Lang::French),
             ("私は両方を楽しんでいます。", Lang::Japanese),
             ("je n'en ai pas encore fait.", Lang::French),
+            ("saya bertemu dengannya di italia.", Lang::Indonesian),
             (
                 "non, je n'ai pas encore appris comment le faire.",
                 Lang::French,

@@ -26,6 +26,8 @@ pub const READER: Reader = Reader {
         "hari ini",
         "malam ini",
         "saya mengerti",
+        "saya paham",
+        "bisa mengerti",
         "maaf",
         "kedengarannya",
         "terdengar",
@@ -104,6 +106,7 @@ pub const READER: Reader = Reader {
         "^mereka",
         "^itulah sebabnya",
         "^itu sebabnya",
+        "dengannya",
     ],
     dangling: &[
         "itu",
