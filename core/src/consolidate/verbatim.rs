@@ -382,6 +382,14 @@ mod tests {
             ["J'aime l'école et les chats."]
         );
         assert_eq!(kept("我喜欢我的猫。", Lang::Chinese), ["我喜欢我的猫。"]);
+        // Someone else who cannot understand the user is no acknowledgement.
+        assert_eq!(
+            kept(
+                "Saya suka berbicara tetapi tidak ada yang bisa mengerti saya.",
+                Lang::Indonesian
+            ),
+            ["Saya suka berbicara tetapi tidak ada yang bisa mengerti saya."]
+        );
         // A comparison's "ne le" points nowhere.
         assert_eq!(
             kept("mais je suis plus fort que je ne le pense!", Lang::French),

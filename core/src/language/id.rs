@@ -27,7 +27,7 @@ pub const READER: Reader = Reader {
         "malam ini",
         "saya mengerti",
         "saya paham",
-        "bisa mengerti",
+        "saya bisa mengerti",
         "maaf",
         "kedengarannya",
         "terdengar",
