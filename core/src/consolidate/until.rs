@@ -116,12 +116,60 @@ pub fn valid_until(clause: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>
         let intends = reader.times.intentions.iter().any(|i| has_phrase(&w, i))
             || feels_now(&w, reader.times.feelings);
         // "I'm thinking of visiting Japan next year": held until then, not for a month.
-        let later = reader.times.later.iter().any(|l| has_phrase(&w, l))
-            || w.iter().any(|w| month(w).is_some() || a_year(w));
-        (intends && !later)
-            .then(|| intention_ends(said_at))
-            .flatten()
+        let later =
+            reader.times.later.iter().any(|l| has_phrase(&w, l)) || w.iter().any(|w| a_year(w));
+        if !intends || later {
+            return None;
+        }
+        // "I'm planning a trip to Hawaii in October": until that month is over; "may" only as
+        // a month after "in", "by", "early" and the like.
+        let month = (1..w.len()).find_map(|i| {
+            let m = reader
+                .times
+                .months
+                .iter()
+                .position(|m| m.contains(&w[i].as_str()))?;
+            MONTH_BEFORE.contains(&w[i - 1].as_str()).then_some(m)
+        });
+        match month {
+            Some(m) => month_ends(said_at, m),
+            None => intention_ends(said_at),
+        }
     })
+}
+
+/// Words before a month's name that make it the month ("in May", "by October", "early June").
+const MONTH_BEFORE: &[&str] = &[
+    "in", "by", "during", "early", "mid", "late", "this", "next", "until", "till", "around", "of",
+];
+
+/// The end of the next coming of month `m` (0 for January) from `said_at`: this year's when it
+/// has not ended yet, else next year's.
+fn month_ends(said_at: DateTime<Utc>, m: usize) -> Option<DateTime<Utc>> {
+    let at = said_at.date_naive();
+    let m = u32::try_from(m + 1).ok()?;
+    let year = if m >= at.month() {
+        at.year()
+    } else {
+        at.year() + 1
+    };
+    end_of_month(NaiveDate::from_ymd_opt(year, m, 1)?).map(end_of)
+}
+
+/// The month (0 for January) `reader`'s `months` name in a clause, by its longest spelling
+/// said ("十一月" over "一月").
+fn month_said(reader: &Reader, says: impl Fn(&str) -> bool) -> Option<usize> {
+    (reader.times.months.iter().enumerate())
+        .filter_map(|(i, spellings)| {
+            let longest = spellings
+                .iter()
+                .filter(|s| says(s))
+                .map(|s| s.len())
+                .max()?;
+            Some((i, longest))
+        })
+        .max_by_key(|&(_, len)| len)
+        .map(|(i, _)| i)
 }
 
 /// Whether a feeling of the moment opens the clause ("I'm struggling to stay motivated", "One
@@ -352,9 +400,15 @@ pub fn by_reader(clause: &str, reader: &Reader, said_at: DateTime<Utc>) -> Optio
         // "Je cherche un appartement pour l'année prochaine": held until then, not for a month.
         let later = times.later.iter().any(|l| says(l))
             || folded.split(|c: char| !c.is_ascii_digit()).any(a_year);
-        let intends = times.intentions.iter().any(|i| says(i)) && !later
-            || times.feelings.iter().any(|f| says(f));
-        return intends.then(|| intention_ends(said_at)).flatten();
+        if times.intentions.iter().any(|i| says(i)) && !later {
+            // "Estoy planeando un viaje a Galicia en agosto": until August is over.
+            return match month_said(reader, says) {
+                Some(m) => month_ends(said_at, m),
+                None => intention_ends(said_at),
+            };
+        }
+        let feels = times.feelings.iter().any(|f| says(f));
+        return feels.then(|| intention_ends(said_at)).flatten();
     };
     let ahead = (day + 7 - today) % 7;
     let ahead = if ahead == 0 { 7 } else { ahead };
@@ -516,7 +570,11 @@ mod tests {
             ("I'm trying to plan out my meals for the week", month),
             ("I'm looking to get some new athletic wear", month),
             ("I'm thinking of visiting Japan next year", None),
-            ("I'm considering a trip to Lisbon in May", None),
+            (
+                "I'm considering a trip to Lisbon in May",
+                Some("2027-05-31T23:59:59Z"),
+            ),
+            ("I'm thinking of what I may cook for the party", month),
             ("I've been trying to cut back on luxury shopping", None),
             ("I'm trying to limit my sugar intake", None),
             (
@@ -535,7 +593,14 @@ mod tests {
                 month,
             ),
             ("I'm really looking forward to our team hike", month),
-            ("I'm planning a birthday trip to Hawaii in October", None),
+            (
+                "I'm planning a birthday trip to Hawaii in October",
+                Some("2027-10-31T23:59:59Z"),
+            ),
+            (
+                "I'm planning a 10-day trek in New Zealand in early December",
+                Some("2026-12-31T23:59:59Z"),
+            ),
             ("I'm planning to retire in 2030", None),
             (
                 "I finished 20th in the race and I'm planning a rematch",
@@ -608,6 +673,34 @@ mod tests {
         ]);
     }
 
+    /// A plan in a month it names holds until that month is over, in every reader (its next
+    /// coming from the day it was said, a Monday in November 2026).
+    #[test]
+    fn a_plan_in_a_month_holds_until_the_month_is_over() {
+        check_readers(&[
+            (
+                "estoy buscando piso para septiembre",
+                Lang::Spanish,
+                Some("2027-09-30T23:59:59Z"),
+            ),
+            (
+                "我打算十二月去日本",
+                Lang::Chinese,
+                Some("2026-12-31T23:59:59Z"),
+            ),
+            (
+                "8月に引っ越す予定です",
+                Lang::Japanese,
+                Some("2027-08-31T23:59:59Z"),
+            ),
+            (
+                "시월에 이사할 계획이에요",
+                Lang::Korean,
+                Some("2027-10-31T23:59:59Z"),
+            ),
+        ]);
+    }
+
     #[test]
     fn a_plan_without_a_day_holds_a_month_unless_it_names_a_later_time() {
         let month = Some("2026-12-30T23:59:59Z");
@@ -619,7 +712,6 @@ mod tests {
                 None,
             ),
             ("estoy planeando un viaje a Galicia", Lang::Spanish, month),
-            ("estoy buscando piso para septiembre", Lang::Spanish, None),
             (
                 "sto organizzando una festa per mia sorella",
                 Lang::Italian,

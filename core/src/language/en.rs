@@ -611,6 +611,20 @@ pub const READER: Reader = Reader {
             "eventually",
             "future",
         ],
+        months: [
+            &["january"],
+            &["february"],
+            &["march"],
+            &["april"],
+            &["may"],
+            &["june"],
+            &["july"],
+            &["august"],
+            &["september", "sept"],
+            &["october"],
+            &["november"],
+            &["december"],
+        ],
     },
     tally: Tally {
         count: &[

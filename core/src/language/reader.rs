@@ -275,6 +275,10 @@ pub struct Times {
     /// "algún día", a month's name, "내년"): an intention that names one is not bounded to a
     /// month. A year in digits is later in every language.
     pub later: &'static [&'static str],
+    /// The months, January first, each in every spelling ("octobre", "10月", "시월"): an
+    /// intention that names one ("I'm planning a trip to Hawaii in October", "estoy planeando
+    /// un viaje a Galicia en agosto") holds until the end of its next coming.
+    pub months: [&'static [&'static str]; 12],
 }
 
 /// Every reader, English first.
@@ -790,6 +794,9 @@ mod tests {
             assert!(!r.times.weeks.is_empty(), "{code}: times.weeks is empty");
             for (i, day) in r.times.weekdays.iter().enumerate() {
                 assert!(!day.is_empty(), "{code}: weekday {i} is empty");
+            }
+            for (i, month) in r.times.months.iter().enumerate() {
+                assert!(!month.is_empty(), "{code}: month {} is empty", i + 1);
             }
             for request in r.requests {
                 let object = request.split('…').next().unwrap_or_default();
