@@ -1133,6 +1133,9 @@ fn disclosure_firing(clause: &str, fired: &mut Vec<Rule>) -> Result<String, Drop
     }
     let now_out = without_now(clause);
     let all: Vec<&str> = now_out.split_whitespace().collect();
+    if purpose(&all) {
+        return Err(Dropped::on(Rule::NotFactual, "so i can"));
+    }
     let words = without_filler(&all).ok_or(Dropped::by(Rule::TooShort))?;
     if now_out != clause || words.len() < all.len() {
         fired.push(Rule::Trimmed);
@@ -1926,6 +1929,15 @@ fn dashed(part: &str) -> Vec<String> {
     out
 }
 
+/// Whether `words` open with what something is for ("so I can test it out before committing",
+/// "so I could keep an eye on my bike"): not a fact, a purpose ("so I can't eat gluten" is one).
+fn purpose(words: &[&str]) -> bool {
+    let w = |i: usize| words.get(i).map(|w| bare(w));
+    w(0).as_deref() == Some("so")
+        && matches!(w(1).as_deref(), Some("i" | "we"))
+        && matches!(w(2).as_deref(), Some("can" | "could"))
+}
+
 /// `s` with "|" where a clause starts again: at the words of [`SPLIT_WORDS`], but not at "so"
 /// before an adjective ("I'm always so stressed out") nor at "since" before anything but a
 /// subject ("since 2010") or before the user's own past, which dates the clause before ("since
@@ -1949,6 +1961,10 @@ fn marked_splits(s: &str) -> String {
                 _ => true,
             };
         out.push(if splits { "|" } else { w });
+        // "… so I can test it out": the clause keeps its "so", which makes it a purpose.
+        if splits && *w == "so" && purpose(&words[i..]) {
+            out.push(w);
+        }
     }
     out.join(" ")
 }

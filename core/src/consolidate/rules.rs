@@ -412,9 +412,18 @@ pub const TABLE: &[Row] = &[
             ex("persona-valid", "Maybe I will"),
             ex("data-file", "I'm so tired today"),
             ex("hand", "I can probably make Thursday work"),
+            ex(
+                "longmemeval",
+                "I'll try the free plan first, so I can test it out before committing to a paid plan",
+            ),
+            ex(
+                "persona-valid",
+                "I want to be a dog so I can run around and play all day",
+            ),
         ],
         holds: &[
             ex("hand", "I will start a new job in March"),
+            ex("hand", "I have celiac disease, so I can't eat gluten"),
             ex("persona-valid", "my favorite is probably rock"),
         ],
     },
