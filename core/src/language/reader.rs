@@ -281,6 +281,22 @@ pub struct Times {
     pub months: [&'static [&'static str]; 12],
 }
 
+/// The months as Chinese and Japanese both write them ("十月", "10月"), January first.
+pub const HAN_MONTHS: [&[&str]; 12] = [
+    &["一月", "1月"],
+    &["二月", "2月"],
+    &["三月", "3月"],
+    &["四月", "4月"],
+    &["五月", "5月"],
+    &["六月", "6月"],
+    &["七月", "7月"],
+    &["八月", "8月"],
+    &["九月", "9月"],
+    &["十月", "10月"],
+    &["十一月", "11月"],
+    &["十二月", "12月"],
+];
+
 /// Every reader, English first.
 pub const READERS: &[&Reader] = &[
     &super::en::READER,
