@@ -98,8 +98,10 @@ fn has_phrase(words: &[String], phrase: &str) -> bool {
 pub const INTENTION_DAYS: u64 = 30;
 
 /// When a fact said in `clause` at `said_at` stops holding, if the clause bounds it in time: by
-/// a time it names, else as an intention of the moment (the English reader's
-/// `times.intentions`, degree words and adverbs left out: "I'm actually thinking of …").
+/// a time it names, else as an intention or a feeling of the moment (the English reader's
+/// `times.intentions` and `times.feelings`, degree words and adverbs left out: "I'm actually
+/// thinking of …"), a month on or at the end of a month it names; never one that names a later
+/// time (`times.later`, a year).
 pub fn valid_until(clause: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>> {
     bounded(clause, said_at).or_else(|| {
         let all = words(clause);
