@@ -179,11 +179,9 @@ fn month_said(reader: &Reader, says: impl Fn(&str) -> bool) -> Option<usize> {
 /// a lasting part ("I started with a Revell kit, and now I'm feeling more confident").
 fn feels_now(words: &[String], feelings: &[&str]) -> bool {
     feelings.iter().any(|f| {
-        let f: Vec<&str> = f.split(' ').collect();
-        (0..=2.min(words.len())).any(|at| {
-            words.len() >= at + f.len()
-                && words[at..at + f.len()].iter().zip(&f).all(|(a, b)| a == b)
-        })
+        // Said within its own length and two words of the start: opening at word 0, 1 or 2.
+        let reach = (f.split(' ').count() + 2).min(words.len());
+        has_phrase(&words[..reach], f)
     })
 }
 
