@@ -1441,7 +1441,11 @@ fn opening(c: &Clause) -> Step {
         "i tried" | "i did" | "i had a great" | "i had fun" | "i fixed" | "i changed" | "i ran"
     ) && (names_something(c.words) || when)
         && c.words.len() >= 6;
-    (!did_a_named_thing && !ongoing(p, c.lower))
+    // "I'm actually currently reading "The Song of Achilles"": what is read, watched or
+    // listened to has a title, and that is what the user is reading these weeks.
+    let a_title =
+        matches!(*p, "i'm reading" | "i'm watching" | "i'm listening") && c.text.contains('"');
+    (!did_a_named_thing && !a_title && !ongoing(p, c.lower))
         .then(|| Dropped::on(Rule::Opening, p))
         .into()
 }
@@ -1579,8 +1583,26 @@ fn verb_alone(c: &Clause) -> Step {
     .into()
 }
 
+/// The most words a quoted title has ("The Seven Husbands of Evelyn Hugo" has six).
+const MAX_TITLE_WORDS: usize = 8;
+
+/// Whether a double-quoted span names something ("The Nightingale", "Walk for Hunger", "Toxic.")
+/// rather than quotes someone's words: a few words, no clause's punctuation but at its end, and
+/// no one speaking in it (a first- or second-person word).
+fn is_title(span: &str) -> bool {
+    let span = span.trim().trim_end_matches(['.', '!', '?']);
+    let tokens = crate::words::tokens(span);
+    let speaks = tokens
+        .iter()
+        .any(|w| crate::words::is_any_first_person(w) || SECOND_PERSON.contains(&w.as_str()));
+    !tokens.is_empty()
+        && span.split_whitespace().count() <= MAX_TITLE_WORDS
+        && !span.contains([',', ';', ':', '.', '!', '?'])
+        && !speaks
+}
+
 /// `text` with fenced and inline code and double-quoted passages removed (not the user's words
-/// about themself).
+/// about themself); a quoted title stays, in straight quotes, its closing full stop after them.
 fn without_code_and_quotes(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_fence = false;
@@ -1597,6 +1619,7 @@ fn without_code_and_quotes(text: &str) -> String {
     }
     let mut kept = String::with_capacity(out.len());
     let (mut code, mut quote) = (false, false);
+    let mut span = String::new();
     // A span taken out leaves a space, so the words either side never run into one.
     let gap = |kept: &mut String| {
         if kept.chars().last().is_some_and(|c| !c.is_whitespace()) {
@@ -1611,9 +1634,20 @@ fn without_code_and_quotes(text: &str) -> String {
             }
             '"' | '“' | '”' if !code => {
                 quote = !quote;
-                gap(&mut kept);
+                if !quote && is_title(&span) {
+                    let title = span.trim();
+                    let end = title.trim_end_matches(['.', '!', '?']);
+                    kept.push('"');
+                    kept.push_str(end);
+                    kept.push('"');
+                    kept.push_str(&title[end.len()..]);
+                } else {
+                    gap(&mut kept);
+                }
+                span.clear();
             }
-            _ if code || quote => {}
+            _ if code => {}
+            _ if quote => span.push(c),
             _ => kept.push(c),
         }
     }
@@ -2572,6 +2606,37 @@ mod tests {
         let mut tool = user("I am the page you fetched and my author lives in Oslo");
         tool.origin = Some("tool".into());
         assert!(disclosures(&said(&[tool])).is_empty());
+    }
+
+    #[test]
+    fn a_quoted_title_stays_with_its_sentence() {
+        // LongMemEval and Synthetic-Persona-Chat: the title is what the sentence is about.
+        assert_eq!(
+            of("I just finished \"The Seven Husbands of Evelyn Hugo\", which took me two weeks."),
+            ["I just finished \"The Seven Husbands of Evelyn Hugo\", which took me two weeks"]
+        );
+        assert_eq!(
+            of("I like \"The Great Gatsby.\""),
+            ["I like \"The Great Gatsby\""]
+        );
+        assert_eq!(
+            of("I'm actually currently reading “The Song of Achilles”."),
+            ["I'm actually currently reading \"The Song of Achilles\""]
+        );
+        // Someone speaking, or a passage longer than a title, is still not the user's.
+        for text in [
+            "My boss said \"you should move to Lisbon\" and I run marathons.",
+            "I always tell people \"my heart is in Lisbon\" and I run marathons.",
+            "I sang \"Lisbon, rain, go away\" and I run marathons.",
+            "I wrote \"a long letter to the people of Lisbon about my life\" and I run marathons.",
+        ] {
+            let got = of(text);
+            assert!(
+                got.contains(&"I run marathons".to_string()),
+                "{text}: {got:?}"
+            );
+            assert!(!got.iter().any(|c| c.contains("Lisbon")), "{text}: {got:?}");
+        }
     }
 
     #[test]

@@ -388,6 +388,13 @@ const SECRETS_IN_ANY_LANGUAGE: &[(&str, &str)] = &[
         "the wifi password is on the fridge: sunshine88",
         "sunshine88",
     ),
+    // A value in quotes: the pass keeps a quoted title now, so a quoted value must be found.
+    ("my email password is \"Girasol2024\"", "Girasol2024"),
+    ("the code for the front door is \"4821\"", "4821"),
+    (
+        "I set my laptop password to \"kotaro2019\" yesterday",
+        "kotaro2019",
+    ),
     // Spanish
     ("mi contraseña del correo es Girasol2024", "Girasol2024"),
     ("Mi clave del banco es 5521", "5521"),
