@@ -349,9 +349,21 @@ pub fn time_last(text: &str) -> String {
     format!("{rest} {time}{end}")
 }
 
+/// The longest ending two forms of one word differ by past their shared start ("walk",
+/// "walks"; "study", "studying").
+const MAX_ENDING: usize = 3;
+
+/// Whether `a` and `b` are one word in two forms: the same root (`words::same_root`) and no more
+/// than [`MAX_ENDING`] letters apart at either end, so "storyteller" is not "story".
+fn same_word(a: &str, b: &str) -> bool {
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let tail = |w: &str| w.chars().count() - common;
+    crate::words::same_root(a, b) && tail(a) <= MAX_ENDING && tail(b) <= MAX_ENDING
+}
+
 /// Whether `fact` (a rewrite of `clause`) kept the user's words: at least 80% of its content
-/// words come from the clause, and it keeps at least 80% of the clause's (matched on their
-/// same root, `words::same_root`, so "walks" meets "walk").
+/// words are the clause's in some form (`same_word`, so "walks" meets "walk" and "storyteller"
+/// does not meet "stories"), and it keeps at least 80% of the clause's (on their same root).
 pub fn faithful(fact: &str, clause: &str) -> bool {
     let clause_words = content_words(clause);
     let fact_words = content_words(fact);
@@ -360,7 +372,7 @@ pub fn faithful(fact: &str, clause: &str) -> bool {
     }
     let from_clause = fact_words
         .iter()
-        .filter(|w| occurs_in(w, &clause_words))
+        .filter(|w| clause_words.iter().any(|c| same_word(w, c)))
         .count();
     let kept: HashSet<&String> = clause_words
         .iter()
@@ -595,6 +607,15 @@ mod tests {
         ));
         // Half the disclosure dropped.
         assert!(!faithful("User adopted a dog", clause));
+        // A word made from the user's into another ("stories" → "storyteller"; LongMemEval).
+        assert!(!faithful(
+            "User is a true crime and inspiring storyteller",
+            "I'm really into true crime and inspiring stories"
+        ));
+        assert!(faithful(
+            "User plays the guitar and studies the history of jazz",
+            "I play the guitar and I'm studying the history of jazz"
+        ));
         // Words the user never said added.
         assert!(!faithful(
             "User adopted a beagle named Biscuit in Lisbon with Marta and her jazz band",
