@@ -34,10 +34,16 @@ pub fn read(text: &str, lang: Lang) -> Vec<(&str, Result<(), Dropped>)> {
         let by_a_word = v
             .as_ref()
             .is_err_and(|d| matches!(d.rule, Rule::Passing | Rule::Unresolved));
+        // A sentence that ends asking keeps the statements before its question ("私もです、私は
+        // エンジニアです、ご職業は？"), as English keeps "I'm George" of "I'm George, what's yours?".
+        let asks = v.as_ref().is_err_and(|d| d.rule == Rule::Question);
         out.push((s, v));
-        if by_a_word && !one_thought(s, row) {
-            let parts = clauses(s);
-            if parts.len() > 1 {
+        if (by_a_word || asks) && !one_thought(s, row) {
+            let mut parts = clauses(s, row);
+            if asks {
+                parts.pop();
+            }
+            if parts.len() > 1 || (asks && !parts.is_empty()) {
                 out.extend(parts.into_iter().filter_map(|c| {
                     let c = reader::without_opener(c, row);
                     verdict(c, row).is_ok().then_some((c, Ok(())))
@@ -54,11 +60,11 @@ fn one_thought(sentence: &str, row: &Reader) -> bool {
     (row.subordinators.iter()).any(|w| reader::says_entry(&folded, w, row))
 }
 
-/// The clauses of `sentence`: cut at a comma or a semicolon (and their full-width forms), each
-/// a trimmed slice of it.
-fn clauses(sentence: &str) -> Vec<&str> {
+/// The clauses of `sentence`: cut at the reader's commas and semicolons (`Reader::commas`),
+/// each a trimmed slice of it.
+fn clauses<'s>(sentence: &'s str, row: &Reader) -> Vec<&'s str> {
     sentence
-        .split([',', ';', '，', '；'])
+        .split(row.commas)
         .map(str::trim)
         .filter(|c| c.chars().any(char::is_alphanumeric))
         .collect()
@@ -307,8 +313,46 @@ mod tests {
             ("저는 요즘 너무 피곤해요.", Lang::Korean),
             ("私は今日すごく疲れました。", Lang::Japanese),
             ("Je suis trop contente, merci !", Lang::French),
+            // An exclamation, how the user is, that they get it (XPersona).
+            ("oh mon Dieu, je suis chillin, et toi ?", Lang::French),
+            ("oh mio dio, e tu?", Lang::Italian),
+            ("나는 잘 지내고 있어.", Lang::Korean),
+            ("我明白了，你呢？", Lang::Chinese),
+            ("私はもう行かなくては、またね？", Lang::Japanese),
         ] {
             assert!(kept(text, lang).is_empty(), "{text}");
+        }
+    }
+
+    /// A sentence that ends asking keeps the statements before its question, at the reader's
+    /// commas (XPersona's "私もです、私はエンジニアです、ご職業は？" in four languages; "、"
+    /// parts Japanese clauses, and a Chinese list's items, which stay together).
+    #[test]
+    fn a_statement_before_a_question_is_kept() {
+        for (text, lang, want) in [
+            (
+                "私もです、私はエンジニアです、ご職業は？",
+                Lang::Japanese,
+                &["私はエンジニアです"][..],
+            ),
+            (
+                "moi aussi je suis ingénieur, quel est ton travail ?",
+                Lang::French,
+                &["moi aussi je suis ingénieur"],
+            ),
+            (
+                "vivo in Australia, e tu dove vivi?",
+                Lang::Italian,
+                &["vivo in Australia"],
+            ),
+            (
+                "我喜欢苹果、香蕉，你呢？",
+                Lang::Chinese,
+                &["我喜欢苹果、香蕉"],
+            ),
+            ("Et toi, tu as des chiens ?", Lang::French, &[]),
+        ] {
+            assert_eq!(kept(text, lang), want, "{text}");
         }
     }
 

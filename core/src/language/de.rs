@@ -28,6 +28,8 @@ pub const READER: Reader = Reader {
         "übrigens",
     ],
     passing: &[
+        // An exclamation and how the user is, said in passing ("oh my God", "I'm fine").
+        "mein gott",
         "heute",
         "heute abend",
         "ich verstehe",
@@ -125,6 +127,7 @@ pub const READER: Reader = Reader {
     ],
     dangling: &["es", "das", "gewesen", "beide", "beides"],
     subordinators: &["wenn", "falls", "obwohl", "weil", "während", "sobald"],
+    commas: &[',', ';'],
     summary_asked: "Fragte: „…“",
     grammar: &[
         "der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer",

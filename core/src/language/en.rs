@@ -38,6 +38,7 @@ pub const READER: Reader = Reader {
     subordinators: &[
         "if", "when", "whenever", "although", "though", "unless", "because", "while",
     ],
+    commas: &[',', ';'],
     summary_asked: "Asked: \"…\"",
     grammar: STOP_WORDS,
     secrets: Secrets {

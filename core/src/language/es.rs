@@ -80,6 +80,9 @@ pub const READER: Reader = Reader {
         "fíjate",
     ],
     passing: &[
+        // An exclamation and how the user is, said in passing ("oh my God", "I'm fine").
+        "dios mío",
+        "madre mía",
         "hoy",
         "esta noche",
         "entiendo",
@@ -196,6 +199,7 @@ pub const READER: Reader = Reader {
         "mientras",
         "a menos que",
     ],
+    commas: &[',', ';'],
     summary_asked: "Preguntó: «…»",
     grammar: &[
         "el", "la", "los", "las", "lo", "un", "una", "unos", "unas", "y", "o", "de", "del", "al",

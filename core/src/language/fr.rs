@@ -34,6 +34,9 @@ pub const READER: Reader = Reader {
         "je te dis",
     ],
     passing: &[
+        // An exclamation and how the user is, said in passing ("oh my God", "I'm fine").
+        "mon dieu",
+        "chillin",
         "aujourd'hui",
         "ce soir",
         "je comprends",
@@ -193,6 +196,7 @@ pub const READER: Reader = Reader {
         "à moins que",
         "puisque",
     ],
+    commas: &[',', ';'],
     summary_asked: "A demandé : « … »",
     grammar: &[
         "le", "la", "les", "l'", "un", "une", "des", "du", "de", "d'", "au", "aux", "et", "ou",

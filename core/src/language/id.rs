@@ -23,6 +23,9 @@ pub const READER: Reader = Reader {
         "omong-omong",
     ],
     passing: &[
+        // An exclamation and how the user is, said in passing ("oh my God", "I'm fine").
+        "ya ampun",
+        "ya tuhan",
         "hari ini",
         "malam ini",
         "saya mengerti",
@@ -142,6 +145,7 @@ pub const READER: Reader = Reader {
         "apabila",
         "bila",
     ],
+    commas: &[',', ';'],
     summary_asked: "Bertanya: “…”",
     grammar: &[
         "yang",

@@ -72,6 +72,8 @@ pub const READER: Reader = Reader {
         "sai che",
     ],
     passing: &[
+        // An exclamation and how the user is, said in passing ("oh my God", "I'm fine").
+        "mio dio",
         "oggi",
         "stasera",
         "capisco",
@@ -195,6 +197,7 @@ pub const READER: Reader = Reader {
         "mentre",
         "a meno che",
     ],
+    commas: &[',', ';'],
     summary_asked: "Ha chiesto: «…»",
     grammar: &[
         "il", "lo", "la", "i", "gli", "le", "un", "uno", "una", "e", "o", "di", "del", "della",

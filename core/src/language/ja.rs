@@ -82,6 +82,11 @@ pub const READER: Reader = Reader {
         "そういえば",
     ],
     passing: &[
+        // An exclamation and how the user is, said in passing ("oh my God", "I'm fine").
+        "行かなくて",
+        "行かなきゃ",
+        "まったり",
+        "なんてこった",
         "わかりました",
         "分かりました",
         "どういたしまして",
@@ -186,6 +191,7 @@ pub const READER: Reader = Reader {
         "ので",
         "から",
     ],
+    commas: &['、', '，', ',', ';', '；'],
     summary_asked: "質問：「…」",
     grammar: &[
         "私は",

@@ -81,6 +81,10 @@ pub const READER: Reader = Reader {
         "말해줄게",
     ],
     passing: &[
+        // An exclamation and how the user is, said in passing ("oh my God", "I'm fine").
+        "잘 지내",
+        "세상에",
+        "맙소사",
         "오늘",
         "오늘밤",
         "유감",
@@ -143,6 +147,7 @@ pub const READER: Reader = Reader {
         "둘 다",
     ],
     subordinators: &["만약", "비록", "때", "지만", "는데", "니까", "으면", "다면"],
+    commas: &[',', ';'],
     summary_asked: "질문: “…”",
     grammar: &[
         "저는", "제가", "나는", "내가", "저의", "제일", "뭐예", "예요", "이에", "에요", "어디",

@@ -22,6 +22,8 @@ pub const READER: Reader = Reader {
         "ik zeg je",
     ],
     passing: &[
+        // An exclamation and how the user is, said in passing ("oh my God", "I'm fine").
+        "mijn god",
         "vandaag",
         "vanavond",
         "ik begrijp",
@@ -90,6 +92,7 @@ pub const READER: Reader = Reader {
     ],
     dangling: &["het", "dat", "geweest", "allebei", "beide"],
     subordinators: &["als", "wanneer", "hoewel", "omdat", "terwijl", "tenzij"],
+    commas: &[',', ';'],
     summary_asked: "Vroeg: ‘…’",
     grammar: &[
         "de", "het", "een", "en", "of", "ik", "jij", "je", "hij", "zij", "ze", "wij", "we",

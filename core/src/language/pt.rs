@@ -70,6 +70,8 @@ pub const READER: Reader = Reader {
         "vou te contar",
     ],
     passing: &[
+        // An exclamation and how the user is, said in passing ("oh my God", "I'm fine").
+        "meu deus",
         "hoje",
         "esta noite",
         "entendo",
@@ -177,6 +179,7 @@ pub const READER: Reader = Reader {
         "enquanto",
         "a menos que",
     ],
+    commas: &[',', ';'],
     summary_asked: "Perguntou: “…”",
     grammar: &[
         "o", "a", "os", "as", "um", "uma", "uns", "umas", "e", "ou", "de", "do", "da", "dos",

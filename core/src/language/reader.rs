@@ -55,6 +55,9 @@ pub struct Reader {
     /// English's clause engine reads it after an adverb ("usually when I'm feeling stressed" is
     /// the rest of a cut sentence).
     pub subordinators: &'static [&'static str],
+    /// The marks that part a sentence's clauses: "，" in Chinese, "、" in Japanese (in Chinese
+    /// "、" parts a list's items, not clauses).
+    pub commas: &'static [char],
     /// How a session's summary says what the user asked, "…" where their own words go, quoted as
     /// the language quotes ("A demandé : « … »", "问：“…”"): `consolidate::summary::in_its_language`.
     pub summary_asked: &'static str,
@@ -806,6 +809,7 @@ mod tests {
                 !r.secrets.names.is_empty(),
                 "{code}: secrets.names is empty"
             );
+            assert!(!r.commas.is_empty(), "{code}: commas is empty");
             assert!(!r.times.days.is_empty(), "{code}: times.days is empty");
             assert!(!r.times.weeks.is_empty(), "{code}: times.weeks is empty");
             for (i, day) in r.times.weekdays.iter().enumerate() {

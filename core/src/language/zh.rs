@@ -17,6 +17,11 @@ pub const READER: Reader = Reader {
     asks: &["吗", "呢", "么"],
     listener_openers: &["谢谢", "你好", "告诉你", "跟你说", "你知道吗", "说真的"],
     passing: &[
+        // An exclamation and how the user is, said in passing ("oh my God", "I'm fine").
+        "我的天",
+        "我明白了",
+        "沮丧",
+        "chillin",
         "今天",
         "今晚",
         "我不知道",
@@ -142,6 +147,7 @@ pub const READER: Reader = Reader {
         "的时候",
         "除非",
     ],
+    commas: &['，', '；', ',', ';'],
     summary_asked: "问：“…”",
     grammar: &[
         "我的", "你的", "什么", "是什", "哪里", "在哪", "怎么", "为什", "我是", "我在", "我有",
