@@ -317,6 +317,7 @@ mod tests {
             ("oh mon Dieu, je suis chillin, et toi ?", Lang::French),
             ("oh mio dio, e tu?", Lang::Italian),
             ("나는 잘 지내고 있어.", Lang::Korean),
+            ("Kabar saya baik, bagaimana dengan anda?", Lang::Indonesian),
             ("我明白了，你呢？", Lang::Chinese),
             ("私はもう行かなくては、またね？", Lang::Japanese),
         ] {

@@ -25,6 +25,7 @@ pub const READER: Reader = Reader {
     passing: &[
         // An exclamation and how the user is, said in passing ("oh my God", "I'm fine").
         "ya ampun",
+        "kabar saya",
         "ya tuhan",
         "hari ini",
         "malam ini",
