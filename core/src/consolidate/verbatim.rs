@@ -314,7 +314,7 @@ mod tests {
             ("私は今日すごく疲れました。", Lang::Japanese),
             ("Je suis trop contente, merci !", Lang::French),
             // An exclamation, how the user is, that they get it (XPersona).
-            ("oh mon Dieu, je suis chillin, et toi ?", Lang::French),
+            ("oh mon Dieu, et toi ?", Lang::French),
             ("oh mio dio, e tu?", Lang::Italian),
             ("나는 잘 지내고 있어.", Lang::Korean),
             ("Kabar saya baik, bagaimana dengan anda?", Lang::Indonesian),

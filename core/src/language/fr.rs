@@ -36,7 +36,6 @@ pub const READER: Reader = Reader {
     passing: &[
         // An exclamation and how the user is, said in passing ("oh my God", "I'm fine").
         "mon dieu",
-        "chillin",
         "aujourd'hui",
         "ce soir",
         "je comprends",

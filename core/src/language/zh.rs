@@ -21,7 +21,6 @@ pub const READER: Reader = Reader {
         "我的天",
         "我明白了",
         "沮丧",
-        "chillin",
         "今天",
         "今晚",
         "我不知道",
