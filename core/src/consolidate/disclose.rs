@@ -1597,7 +1597,7 @@ fn is_title(span: &str) -> bool {
         .any(|w| crate::words::is_any_first_person(w) || SECOND_PERSON.contains(&w.as_str()));
     !tokens.is_empty()
         && span.split_whitespace().count() <= MAX_TITLE_WORDS
-        && !span.contains([',', ';', ':', '.', '!', '?'])
+        && !span.contains([',', ';', ':', '.', '!', '?', '`'])
         && !speaks
 }
 
@@ -1628,7 +1628,8 @@ fn without_code_and_quotes(text: &str) -> String {
     };
     for c in out.chars() {
         match c {
-            '`' => {
+            // Inside a quote a backtick is the quote's: a span with code in it is no title.
+            '`' if !quote => {
                 code = !code;
                 gap(&mut kept);
             }
