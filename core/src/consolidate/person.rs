@@ -71,9 +71,21 @@ pub fn same_shape(rewrite: &str, ruled: &str, clause: &str) -> bool {
     let coordinators = |t: &str| count(t, &["and", "or"]);
     // "User self-employed" for "User is self-employed": the verb went.
     let copulas = |t: &str| count(t, &["is", "are", "was", "were"]);
+    // "User is responsible for …" for "I was responsible for …", "User realizes" for "I
+    // realized": what was is not what is (LongMemEval).
+    let past = |t: &str| {
+        crate::words::tokens(t)
+            .iter()
+            .filter(|w| {
+                matches!(w.as_str(), "was" | "were" | "had" | "did")
+                    || (w.len() > 4 && w.ends_with("ed") && !w.ends_with("eed"))
+            })
+            .count()
+    };
     (has_by(clause) || !has_by(rewrite))
         && coordinators(rewrite) >= coordinators(ruled)
         && (copulas(ruled) == 0 || copulas(rewrite) > 0)
+        && past(rewrite) >= past(ruled)
         && possessive(rewrite) == possessive(ruled)
         && progressive(rewrite) <= progressive(ruled)
         && !first_person
@@ -620,6 +632,26 @@ mod tests {
         assert!(!faithful(
             "User adopted a beagle named Biscuit in Lisbon with Marta and her jazz band",
             clause
+        ));
+    }
+
+    #[test]
+    fn a_rewrite_keeps_what_was_in_the_past() {
+        // The past made present (LongMemEval), and the past kept.
+        assert!(!same_shape(
+            "User is responsible for managing a team of interns",
+            "User was responsible for managing a team of interns",
+            "I was responsible for managing a team of interns"
+        ));
+        assert!(!same_shape(
+            "User realizes that they tend to swing between luxury and budget-friendly purchases",
+            "User realized that User tends to swing between luxury and budget-friendly purchases",
+            "I realized that I tend to swing between luxury and budget-friendly purchases"
+        ));
+        assert!(same_shape(
+            "User finished a Revell F-15 Eagle kit",
+            "User recently finished a Revell F-15 Eagle kit",
+            "I recently finished a Revell F-15 Eagle kit"
         ));
     }
 }
