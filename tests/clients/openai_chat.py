@@ -18,7 +18,7 @@ assert model, models
 raw = client.chat.completions.with_raw_response.create(
     model=model,
     messages=[{"role": "system", "content": "Answer briefly."},
-              {"role": "user", "content": "what is my dog called?"}],
+              {"role": "user", "content": "What is my dog's name?"}],
     max_tokens=16,
     temperature=0,
     extra_headers=headers,
